@@ -1,0 +1,1 @@
+"""crsim agents: recommenders, seekers, sellers, customers and their language steps."""

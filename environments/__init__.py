@@ -1,0 +1,1 @@
+"""crsim environments: catalogs, item and dialogue interfaces, worlds, dataset adapters."""

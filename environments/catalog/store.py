@@ -1,0 +1,181 @@
+"""A catalog: items, their reviews and users, loaded from (or saved to) a directory.
+
+On disk a catalog is a directory of JSONL files plus a manifest:
+
+    catalog.json    CatalogManifest (schema version, domain, item noun, counts)
+    items.jsonl     one Item per line
+    reviews.jsonl   one Review per line
+    users.jsonl     one UserProfile per line
+
+Synthetic worlds and dataset adapters both write this format, so every environment
+and agent works on any of them. A `Catalog` can also be a *view* of another one with
+some reviews withheld (the target-biased seeker's own review must never reach the
+recommender); views share item objects with their parent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from environments.catalog.jsonl import read_jsonl, write_jsonl
+from environments.errors import CatalogError
+from environments.models import CATALOG_SCHEMA_VERSION, CatalogManifest, Item, Review, UserProfile
+
+MANIFEST = "catalog.json"
+ITEMS = "items.jsonl"
+REVIEWS = "reviews.jsonl"
+USERS = "users.jsonl"
+
+
+class Catalog:
+    """Items, reviews and users with the lookups agents need, in a fixed item order."""
+
+    def __init__(
+        self,
+        manifest: CatalogManifest,
+        items: Sequence[Item],
+        reviews: Sequence[Review] = (),
+        users: Sequence[UserProfile] = (),
+        *,
+        path: Path | None = None,
+        base_fingerprint: str | None = None,
+        withheld: frozenset[str] = frozenset(),
+    ):
+        self.manifest = manifest
+        self.items: list[Item] = list(items)
+        self.reviews: list[Review] = list(reviews)
+        self.users: list[UserProfile] = list(users)
+        self.path = path
+        self.withheld = withheld
+        self._base_fingerprint = base_fingerprint
+        self.item_index: dict[str, int] = {}
+        for position, item in enumerate(self.items):
+            if item.id in self.item_index:
+                raise CatalogError(path or "<catalog>", f"duplicate item id '{item.id}'", field="id")
+            self.item_index[item.id] = position
+        self.item_ids: list[str] = [item.id for item in self.items]
+
+    # ----------------------------------------------------------------- lookups
+    def item(self, item_id: str) -> Item:
+        return self.items[self.item_index[item_id]]
+
+    @cached_property
+    def reviews_by_item(self) -> dict[str, list[Review]]:
+        grouped: dict[str, list[Review]] = defaultdict(list)
+        for review in self.reviews:
+            grouped[review.item_id].append(review)
+        return dict(grouped)
+
+    @cached_property
+    def review_by_id(self) -> dict[str, Review]:
+        return {review.id: review for review in self.reviews}
+
+    @cached_property
+    def aspects(self) -> list[str]:
+        """Attribute keys present on at least one item, in first-seen order."""
+        seen: dict[str, None] = {}
+        for item in self.items:
+            for key in item.attributes:
+                seen.setdefault(key, None)
+        return list(seen)
+
+    @property
+    def item_noun(self) -> str:
+        return self.manifest.item_noun
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """Content hash used to key caches (indexes, embeddings) built on this catalog."""
+        if self._base_fingerprint is None:
+            digest = hashlib.sha256()
+            for item in self.items:
+                digest.update(item.model_dump_json().encode())
+            for review in self.reviews:
+                digest.update(review.id.encode())
+                digest.update(review.text.encode())
+            self._base_fingerprint = digest.hexdigest()[:16]
+        if not self.withheld:
+            return self._base_fingerprint
+        held = hashlib.sha256("\n".join(sorted(self.withheld)).encode()).hexdigest()[:8]
+        return f"{self._base_fingerprint}-w{held}"
+
+    # ------------------------------------------------------------------- views
+    def without_reviews(self, review_ids: Iterable[str]) -> Catalog:
+        """A view that hides the given reviews (and users' references to them)."""
+        hidden = frozenset(review_ids) | self.withheld
+        return Catalog(
+            self.manifest,
+            self.items,
+            [review for review in self.reviews if review.id not in hidden],
+            self.users,
+            path=self.path,
+            base_fingerprint=self.fingerprint if not self.withheld else self._base_fingerprint,
+            withheld=hidden,
+        )
+
+    # -------------------------------------------------------------------- disk
+    def save(self, directory: Path) -> Path:
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        counts = {
+            "items": write_jsonl(directory / ITEMS, self.items),
+            "reviews": write_jsonl(directory / REVIEWS, self.reviews),
+            "users": write_jsonl(directory / USERS, self.users),
+        }
+        manifest = self.manifest.model_copy(update={"counts": counts, "schema_version": CATALOG_SCHEMA_VERSION})
+        (directory / MANIFEST).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        return directory
+
+    @classmethod
+    def load(cls, directory: Path | str) -> Catalog:
+        """Load and validate a catalog directory; any problem raises `CatalogError`."""
+        directory = Path(directory).expanduser()
+        if not directory.is_dir():
+            raise CatalogError(directory, "catalog directory not found")
+        manifest = _load_manifest(directory)
+        items = read_jsonl(directory / ITEMS, Item)
+        if not items:
+            raise CatalogError(directory / ITEMS, "catalog has no items")
+        reviews = read_jsonl(directory / REVIEWS, Review) if (directory / REVIEWS).exists() else []
+        users = read_jsonl(directory / USERS, UserProfile) if (directory / USERS).exists() else []
+        catalog = cls(manifest, items, reviews, users, path=directory)
+        _check_references(directory, catalog)
+        return catalog
+
+
+def _load_manifest(directory: Path) -> CatalogManifest:
+    path = directory / MANIFEST
+    if not path.exists():
+        return CatalogManifest(name=directory.name)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise CatalogError(path, f"invalid JSON ({exc.msg})", exc.lineno) from None
+    version = data.get("schema_version", CATALOG_SCHEMA_VERSION) if isinstance(data, dict) else None
+    if version != CATALOG_SCHEMA_VERSION:
+        raise CatalogError(
+            path,
+            f"catalog schema version {version!r} is not supported (this crsim reads version {CATALOG_SCHEMA_VERSION})",
+            field="schema_version",
+        )
+    try:
+        return CatalogManifest.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise CatalogError(path, first["msg"], field=".".join(map(str, first["loc"]))) from None
+
+
+def _check_references(directory: Path, catalog: Catalog) -> None:
+    """Reviews must point at known items; report the first that does not, by line."""
+    for line_no, review in enumerate(catalog.reviews, start=1):
+        if review.item_id not in catalog.item_index:
+            raise CatalogError(
+                directory / REVIEWS, f"unknown item id '{review.item_id}'", line_no, "item_id"
+            )

@@ -1,0 +1,1 @@
+"""crsim simulators: episode orchestration, runner, metrics, logs, reports and the CLI."""
