@@ -1,1 +1,1 @@
-
+"""Baseline recommenders (popularity, BM25, dense) and the retrieval graph they share."""

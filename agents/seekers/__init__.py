@@ -1,1 +1,1 @@
-
+"""Seeker (user) simulators."""

@@ -1,1 +1,1 @@
-
+"""Language steps: typed functions with an LLM and an offline implementation."""

@@ -1,0 +1,121 @@
+"""Role protocols and the LangGraph-backed agent that implements them.
+
+Every role — recommender, seeker, seller, customer — is an object with
+`init_state(observation)` and `async respond(observation, state) -> (action, state)`.
+Agents keep no per-episode state on `self`, so one agent object serves many concurrent
+episodes; what an agent remembers between turns is the state dict it returns.
+
+`GraphAgent` runs a compiled LangGraph graph per turn: the graph state holds the
+observation, the agent's memory and (on the way out) the action; fixed dependencies
+(catalog handles, indexes, chat model, language steps) travel as LangGraph runtime
+context, not in state. `recommender_from_function` / `seeker_from_function` wrap a plain
+`respond(observation) -> action` in a one-node graph: the smallest plug-in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+
+from langgraph.graph import END, START, StateGraph
+from typing_extensions import TypedDict
+
+from environments.base import (
+    Recommendation, RecommenderObservation, SeekerObservation, SeekerReply,
+)
+from environments.models import Role
+
+Obs = TypeVar("Obs", contravariant=True)
+Act = TypeVar("Act", covariant=True)
+AgentState = dict[str, Any]
+
+
+@runtime_checkable
+class Agent(Protocol[Obs, Act]):
+    role: Role
+
+    def init_state(self, observation: Obs) -> AgentState: ...
+
+    async def respond(self, observation: Obs, state: AgentState) -> tuple[Act, AgentState]: ...
+
+
+class Recommender(Agent[RecommenderObservation, Recommendation], Protocol):
+    """Ranks candidates and asks the seeker a question each turn."""
+
+
+class Seeker(Agent[SeekerObservation, SeekerReply], Protocol):
+    """Answers the recommender, possibly accepting or quitting."""
+
+
+class Seller(Agent[Any, Any], Protocol):
+    """Shopping assistant (TRACER protocol); environments for it come with that issue."""
+
+
+class Customer(Agent[Any, Any], Protocol):
+    """Shopper simulator (TRACER protocol); environments for it come with that issue."""
+
+
+class TurnState(TypedDict, total=False):
+    """Graph state for one turn. Agents extend it with their own memory keys."""
+
+    observation: Any
+    action: Any
+
+
+S = TypeVar("S")
+C = TypeVar("C")
+
+
+class GraphAgent(Generic[C]):
+    """An agent whose turn is one invocation of a compiled LangGraph graph.
+
+    `memory_keys` names the state entries that survive to the next turn; everything else
+    (observation, action, scratch values) is per turn.
+    """
+
+    def __init__(self, role: Role, graph: Any, context: C, memory_keys: tuple[str, ...] = (),
+                 initial_memory: Callable[[Any], AgentState] | None = None):
+        self.role = role
+        self.graph = graph
+        self.context = context
+        self.memory_keys = memory_keys
+        self._initial_memory = initial_memory
+
+    def init_state(self, observation: Any) -> AgentState:
+        return self._initial_memory(observation) if self._initial_memory else {}
+
+    async def respond(self, observation: Any, state: AgentState) -> tuple[Any, AgentState]:
+        result = await self.graph.ainvoke({**state, "observation": observation}, context=self.context)
+        if result.get("action") is None:
+            raise RuntimeError(f"{self.role.value} graph finished without an action")
+        return result["action"], {key: result[key] for key in self.memory_keys if key in result}
+
+
+def _one_node_agent(role: Role, respond: Callable[[Any], Any | Awaitable[Any]]) -> GraphAgent[None]:
+    import inspect
+
+    async def node(state: TurnState) -> dict[str, Any]:
+        action = respond(state["observation"])
+        if inspect.isawaitable(action):
+            action = await action
+        return {"action": action}
+
+    graph = StateGraph(TurnState)
+    graph.add_node("respond", node)
+    graph.add_edge(START, "respond")
+    graph.add_edge("respond", END)
+    return GraphAgent(role, graph.compile(name=f"{role.value}_fn"), None)
+
+
+def recommender_from_function(
+    respond: Callable[[RecommenderObservation], Recommendation | Awaitable[Recommendation]],
+) -> GraphAgent[None]:
+    """Turn `respond(observation) -> Recommendation` into a recommender agent."""
+    return _one_node_agent(Role.recommender, respond)
+
+
+def seeker_from_function(
+    respond: Callable[[SeekerObservation], SeekerReply | Awaitable[SeekerReply]],
+) -> GraphAgent[None]:
+    """Turn `respond(observation) -> SeekerReply` into a seeker agent."""
+    return _one_node_agent(Role.seeker, respond)

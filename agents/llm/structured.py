@@ -1,0 +1,201 @@
+"""Run one LLM-backed language step: prompt in, validated pydantic object out.
+
+The contract (DESIGN.md §2): parse tolerantly, allow one repair retry, then fail loudly.
+`run_structured` never returns a made-up or empty answer; it raises `LLMStepError`, and
+the step's caller falls back to the offline implementation while the episode log shows
+the failure. Every request, repairs included, is recorded (`recording.record_call`) with
+its prompt hash, latency and token usage.
+
+Seam for provider-native structured output (a later change): `build_messages` is the
+prompt-side half and `_complete` the transport half; a native path would swap the JSON
+instruction for `chat_model.with_structured_output(output_model)` (or a
+`response_format`) while keeping the recording and the `LLMStepError` contract.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from pydantic import BaseModel
+
+from agents.llm.hashing import message_dicts, model_name_of, model_params, prompt_hash
+from agents.llm.parsing import OutputParseError, content_to_text, parse_model
+from agents.llm.recording import LLMCallRecord, record_call
+from agents.prompts import PromptTemplate
+
+M = TypeVar("M", bound=BaseModel)
+
+REPAIR_INSTRUCTION = (
+    "Your previous answer could not be used: {error}. Answer again with only the "
+    "corrected JSON object, matching the schema above, and no other text."
+)
+
+
+class LLMStepError(RuntimeError):
+    """A language step got no usable answer; the caller decides what to do instead."""
+
+    def __init__(self, step: str, reason: str) -> None:
+        super().__init__(f"LLM step {step!r} failed: {reason}")
+        self.step = step
+        self.reason = reason
+
+
+class LLMFatalError(Exception):
+    """Base for backend errors that must end the episode (e.g. a spent budget).
+
+    `run_structured` records these and re-raises them unchanged instead of turning them
+    into `LLMStepError`, which callers answer by falling back to the offline step.
+    """
+
+
+@lru_cache(maxsize=256)
+def json_instruction(output_model: type[BaseModel]) -> str:
+    """The request for a bare JSON object, with the output model's compact schema."""
+    schema = json.dumps(
+        _strip_titles(output_model.model_json_schema()),
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return (
+        "Answer with only a JSON object that conforms to this JSON schema, "
+        f"with no other text before or after it:\n{schema}"
+    )
+
+
+def _strip_titles(node: Any, in_properties: bool = False) -> Any:
+    """Drop pydantic's auto 'title' keywords (tokens the model does not need).
+
+    Keys of a `properties`/`$defs` mapping are names, so a field called `title` is kept;
+    values under `default`/`const`/`enum`/`examples` are data and are left alone.
+    """
+    if isinstance(node, list):
+        return [_strip_titles(value) for value in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if in_properties:
+            out[key] = _strip_titles(value)
+        elif key in _DATA_KEYWORDS:
+            out[key] = value
+        elif key != "title":
+            out[key] = _strip_titles(value, in_properties=key in ("properties", "$defs"))
+    return out
+
+
+_DATA_KEYWORDS = frozenset({"default", "const", "enum", "examples"})
+
+
+def build_messages(
+    prompt: PromptTemplate, variables: Mapping[str, Any], output_model: type[BaseModel]
+) -> list[BaseMessage]:
+    """Render `prompt` and add the JSON instruction to its last user message.
+
+    Appending rather than adding a second user turn keeps strict chat templates (which
+    require alternating roles) happy.
+    """
+    messages = prompt.to_messages(**variables)
+    instruction = json_instruction(output_model)
+    if messages and isinstance(messages[-1], HumanMessage):
+        last = messages[-1]
+        messages[-1] = HumanMessage(content=f"{content_to_text(last.content)}\n\n{instruction}")
+    else:
+        messages.append(HumanMessage(content=instruction))
+    return messages
+
+
+async def run_structured(
+    chat_model: BaseChatModel,
+    prompt: PromptTemplate,
+    variables: Mapping[str, Any],
+    output_model: type[M],
+    *,
+    step: str,
+    role: str,
+    repair_attempts: int = 1,
+) -> M:
+    """Ask `chat_model` for an `output_model`, repairing a bad answer up to `repair_attempts`.
+
+    Raises `LLMStepError` when the call fails, the completion is empty (not repaired:
+    there is nothing to correct), or the answer is still unusable after the repairs.
+    """
+    base = build_messages(prompt, variables, output_model)
+    messages = base
+    last_error = ""
+    for attempt in range(repair_attempts + 1):
+        record, text = await _complete(chat_model, messages, step=step, role=role, attempt=attempt)
+        if not text.strip():
+            _record_failure(record, "empty completion")
+            raise LLMStepError(step, "empty completion")
+        try:
+            result = parse_model(text, output_model)
+        except OutputParseError as exc:
+            last_error = str(exc)
+            _record_failure(record, last_error)
+            messages = [
+                *base,
+                AIMessage(content=text),
+                HumanMessage(content=REPAIR_INSTRUCTION.format(error=last_error)),
+            ]
+            continue
+        record.ok = True
+        record_call(record)
+        return result
+    raise LLMStepError(
+        step, f"unusable answer after {repair_attempts} repair attempt(s): {last_error}"
+    )
+
+
+async def _complete(
+    chat_model: BaseChatModel,
+    messages: list[BaseMessage],
+    *,
+    step: str,
+    role: str,
+    attempt: int,
+) -> tuple[LLMCallRecord, str]:
+    """One request: returns an unsaved record (ok=False) and the answer text.
+
+    A transport error is recorded and raised as `LLMStepError` (or re-raised as is if it
+    is an `LLMFatalError`).
+    """
+    model = model_name_of(chat_model)
+    record = LLMCallRecord(
+        step=step,
+        role=role,
+        model=model,
+        prompt_hash=prompt_hash(model, messages, model_params(chat_model)),
+        messages=message_dicts(messages),
+        ok=False,
+        repaired=attempt > 0,
+        attempt=attempt,
+    )
+    config = {"run_name": f"crsim:{step}", "metadata": {"crsim_step": step, "crsim_role": role}}
+    started = time.perf_counter()
+    try:
+        answer = await chat_model.ainvoke(messages, config=config)
+    except Exception as exc:
+        record.latency_s = time.perf_counter() - started
+        reason = f"{type(exc).__name__}: {exc}"
+        _record_failure(record, reason)
+        if isinstance(exc, LLMFatalError):
+            raise
+        raise LLMStepError(step, reason) from exc
+    record.latency_s = time.perf_counter() - started
+    usage = getattr(answer, "usage_metadata", None) or {}
+    record.input_tokens = usage.get("input_tokens")
+    record.output_tokens = usage.get("output_tokens")
+    record.response = content_to_text(getattr(answer, "content", answer))
+    return record, record.response
+
+
+def _record_failure(record: LLMCallRecord, error: str) -> None:
+    record.ok = False
+    record.error = error
+    record_call(record)

@@ -1,0 +1,18 @@
+"""BM25 over the dialogue so far: the seeker's words against item text and reviews."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.base import GraphAgent
+from agents.recommenders.retrieval import RetrievalContext, retrieval_recommender
+from environments.catalog import Catalog
+
+
+def build(catalog: Catalog, llm: Any | None = None, question_pool: int = 50,
+          cache_dir: str | None = None) -> GraphAgent[RetrievalContext]:
+    """Hydra factory for `recommender=bm25`; the index is built once per catalog and cached."""
+    from environments.search import BM25Index
+
+    index = BM25Index.build(catalog, cache_dir=cache_dir)
+    return retrieval_recommender("bm25", catalog, index.scores, llm, question_pool)

@@ -1,0 +1,24 @@
+"""Popularity: rank by number of reviews, ignoring the dialogue. The floor every CRS must beat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.base import GraphAgent
+from agents.recommenders.retrieval import RetrievalContext, retrieval_recommender
+from environments.catalog import Catalog
+
+
+def review_counts(catalog: Catalog) -> np.ndarray:
+    counts = np.zeros(len(catalog.items), dtype=np.float64)
+    for item_id, reviews in catalog.reviews_by_item.items():
+        counts[catalog.item_index[item_id]] = len(reviews)
+    return counts
+
+
+def build(catalog: Catalog, llm: Any | None = None, question_pool: int = 50) -> GraphAgent[RetrievalContext]:
+    """Hydra factory for `recommender=popularity`."""
+    counts = review_counts(catalog)
+    return retrieval_recommender("popularity", catalog, lambda _query: counts, llm, question_pool)

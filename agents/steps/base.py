@@ -1,0 +1,55 @@
+"""A language step: one typed function with an LLM implementation and an offline one.
+
+The LLM path renders the step's prompt file, asks the configured chat model, and parses
+the answer into the step's pydantic output (with one repair attempt). When that fails the
+failure is recorded (it shows in the episode's `llm_calls`) and the step falls back to its
+offline implementation explicitly — an agent never continues on a silently empty answer.
+With no chat model configured (`llm=offline`) only the offline path runs.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel
+
+I = TypeVar("I")
+O = TypeVar("O", bound=BaseModel)
+
+
+class LanguageStep(ABC, Generic[I, O]):
+    name: ClassVar[str]
+    prompt_name: ClassVar[str]
+    output_model: ClassVar[type[BaseModel]]
+
+    def __init__(self, llm: Any | None = None, role: str = "agent"):
+        self.llm = llm
+        self.role = role
+
+    async def run(self, inputs: I) -> O:
+        if self.llm is None:
+            return self.offline(inputs)
+        from agents.llm.structured import LLMStepError, run_structured
+        from agents.prompts import load_prompt
+
+        try:
+            output = await run_structured(
+                self.llm, load_prompt(self.prompt_name), self.prompt_variables(inputs),
+                self.output_model, step=self.name, role=self.role,
+            )
+        except LLMStepError:
+            return self.offline(inputs)
+        return self.accept(output, inputs)  # type: ignore[arg-type]
+
+    @abstractmethod
+    def offline(self, inputs: I) -> O:
+        """Deterministic implementation without a language model."""
+
+    @abstractmethod
+    def prompt_variables(self, inputs: I) -> dict[str, Any]:
+        """Values for the placeholders of the step's prompt file."""
+
+    def accept(self, output: O, inputs: I) -> O:
+        """Post-check an LLM answer (e.g. enforce a rule the prompt asked for)."""
+        return output

@@ -1,0 +1,28 @@
+"""Small text helpers shared by offline step implementations."""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Sequence
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def split_sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if len(s.strip()) > 3]
+
+
+def pick(options: Sequence[str], *keys: object) -> str:
+    """A deterministic choice among phrasings (stable across processes, unlike hash())."""
+    digest = zlib.crc32("\x1f".join(map(str, keys)).encode())
+    return options[digest % len(options)]
+
+
+def display_name(key: str) -> str:
+    return key.replace("_", " ").strip()
+
+
+def render_dialogue(turns: Sequence[object], limit: int = 20) -> str:
+    lines = [f"{getattr(t, 'role').value}: {getattr(t, 'text')}" for t in list(turns)[-limit:]]
+    return "\n".join(lines) if lines else "(no dialogue yet)"

@@ -1,0 +1,164 @@
+"""Single-target recommendation (the SnipRec protocol).
+
+Each episode hides one target item. The recommender opens with a fixed question, then
+every turn returns a ranking of all candidates and a question; the item interface shows
+its top-K; the seeker answers. The evaluator records where the target landed each turn.
+
+`SingleTargetSetup` holds what all episodes share (catalog, target pool, the
+recommender's catalog view with the seekers' own reviews withheld) and is what Hydra
+builds; `new_episode()` gives a fresh, cheap `SingleTargetEnvironment` per episode, so
+episodes can run concurrently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from environments.base import (
+    DialogueInterface, Environment, ItemInterface, Observation, Recommendation,
+    RecommenderObservation, SeekerObservation, SeekerReply, StepResult,
+)
+from environments.catalog import Catalog
+from environments.holdout import TargetSlot, draw_target_pool
+from environments.models import AttributeValue, RankingRecord, Role
+from environments.ranking import scores_from_action, target_position, tie_broken_order
+
+DEFAULT_OPENING = "Hello, what category of {item_noun} are you looking for?"
+TOP_LOGGED = 10
+
+
+@dataclass(frozen=True, slots=True)
+class TargetBiasedProfile:
+    """What a target-biased seeker knows: the target's facts and reviews, not the catalog."""
+
+    target_id: str
+    title: str
+    attributes: dict[str, AttributeValue]
+    description: str
+    positive_reviews: tuple[str, ...]
+    own_review: str
+
+    def log_view(self) -> dict[str, Any]:
+        return {"target_id": self.target_id, "attributes": self.attributes,
+                "n_positive_reviews": len(self.positive_reviews), "own_review": self.own_review}
+
+
+class SingleTargetSetup:
+    """Shared, read-only state for all episodes of a run."""
+
+    name = "single_target"
+
+    def __init__(self, catalog: Catalog, *, target_pool_size: int = 500, holdout_seed: int = 0,
+                 top_k: int = 4, opening_question: str | None = None, max_positive_reviews: int = 10):
+        self.catalog = catalog
+        self.pool: list[TargetSlot] = draw_target_pool(catalog, target_pool_size, holdout_seed)
+        self.recommender_catalog = catalog.without_reviews(slot.review_id for slot in self.pool)
+        self.top_k = top_k
+        self.opening_question = (opening_question or DEFAULT_OPENING).format(item_noun=catalog.item_noun)
+        self.max_positive_reviews = max_positive_reviews
+        self.items_by_id = {item.id: item for item in catalog.items}
+
+    def new_episode(self) -> SingleTargetEnvironment:
+        return SingleTargetEnvironment(self)
+
+    def profile_for(self, slot: TargetSlot) -> TargetBiasedProfile:
+        item = self.catalog.item(slot.item_id)
+        others = [r for r in self.catalog.reviews_by_item.get(item.id, []) if r.id != slot.review_id]
+        positive = tuple(r.text for r in sorted(others, key=lambda r: (-r.rating, -r.helpful_votes, r.id))
+                         if r.rating >= 4.0)[: self.max_positive_reviews]
+        own = self.catalog.review_by_id[slot.review_id].text
+        return TargetBiasedProfile(item.id, item.title, dict(item.attributes), item.description, positive, own)
+
+
+def build_single_target(catalog: str | None = None, world: dict[str, Any] | None = None,
+                        **options: Any) -> SingleTargetSetup:
+    """Hydra factory: load `catalog` (a directory) or the synthetic `world` it describes."""
+    if catalog:
+        loaded = Catalog.load(Path(catalog))
+    else:
+        from environments.worlds import load_world
+
+        loaded = load_world(**(world or {}))
+    return SingleTargetSetup(loaded, **options)
+
+
+class SingleTargetEnvironment(Environment):
+    name = "single_target"
+
+    def __init__(self, setup: SingleTargetSetup):
+        self.setup = setup
+        view = setup.recommender_catalog
+        self.candidates = view.item_ids
+        self.dialogue = DialogueInterface()
+        self.items = ItemInterface(setup.items_by_id, setup.top_k)
+        self.rankings: list[RankingRecord] = []
+        self.turn = 0
+        self._rng: np.random.Generator | None = None
+        self._slot: TargetSlot | None = None
+        self._profile: TargetBiasedProfile | None = None
+        self._seed = 0
+
+    # ------------------------------------------------------------- protocol
+    def reset(self, *, seed: int, options: dict[str, Any] | None = None) -> dict[Role, Observation]:
+        self._seed = seed
+        self._rng = np.random.default_rng(seed)
+        pool = self.setup.pool
+        if options and "target" in options:
+            matches = [slot for slot in pool if slot.item_id == options["target"]]
+            if not matches:
+                raise ValueError(f"item '{options['target']}' is not in the target pool")
+            self._slot = matches[0]
+        else:
+            self._slot = pool[int(self._rng.integers(len(pool)))]
+        self._profile = self.setup.profile_for(self._slot)
+        self.dialogue.append(Role.recommender, self.setup.opening_question, metadata={"opening": True})
+        return {Role.recommender: self._recommender_obs(), Role.seeker: self._seeker_obs()}
+
+    def step(self, action: Recommendation | SeekerReply) -> StepResult:
+        if isinstance(action, SeekerReply):
+            return self._seeker_step(action)
+        if isinstance(action, Recommendation):
+            return self._recommender_step(action)
+        raise TypeError(f"unknown action type {type(action).__name__}")
+
+    def evaluation(self) -> dict[str, Any]:
+        assert self._slot is not None and self._profile is not None
+        return {"target_item": self._slot.item_id, "profile": self._profile.log_view(),
+                "rankings": list(self.rankings)}
+
+    # -------------------------------------------------------------- moves
+    def _seeker_step(self, reply: SeekerReply) -> StepResult:
+        for item_id, kind in reply.feedback.items():
+            self.items.give_feedback(item_id, kind)
+        self.dialogue.append(Role.seeker, reply.text, feedback=reply.feedback, metadata=reply.metadata)
+        info = {"accepted": reply.accept, "quit": reply.quit}
+        return StepResult(self._recommender_obs(), reply.accept or reply.quit, False, info)
+
+    def _recommender_step(self, action: Recommendation) -> StepResult:
+        assert self._rng is not None and self._slot is not None
+        view = self.setup.recommender_catalog
+        scores = scores_from_action(action, self.candidates, view.item_index)
+        order = tie_broken_order(scores, self._rng)
+        self.turn += 1
+        target = view.item_index[self._slot.item_id]
+        rank, better, tied = target_position(scores, order, target)
+        top_ids = [self.candidates[i] for i in order[: max(TOP_LOGGED, self.setup.top_k)]]
+        self.rankings.append(RankingRecord(turn=self.turn, target_rank=rank, n_better=better,
+                                           n_tied=tied, n_candidates=len(self.candidates), top=top_ids))
+        shown = self.items.present(top_ids)
+        self.dialogue.append(Role.recommender, action.question, items_shown=[c.id for c in shown],
+                             metadata=action.metadata)
+        return StepResult(self._seeker_obs(), False, False, {"turn": self.turn})
+
+    # -------------------------------------------------------- observations
+    def _recommender_obs(self) -> RecommenderObservation:
+        return RecommenderObservation(self.turn, self.dialogue.transcript(), self.items.shown(),
+                                      self.candidates, self.setup.catalog.item_noun, self._seed)
+
+    def _seeker_obs(self) -> SeekerObservation:
+        return SeekerObservation(self.turn, self.dialogue.transcript(), self.items.shown(),
+                                 self._profile, self.setup.catalog.item_noun, self._seed)

@@ -1,0 +1,54 @@
+"""Generate a world once, keep it on disk, and load it from there afterwards.
+
+Generating the default world takes seconds and every run needs the same one, so it is
+cached under `<cache_dir>/worlds/` keyed by all generator arguments and the generator
+version (a new version never reuses old files). The directory is filled under a temporary
+name and renamed into place, so concurrent or interrupted runs never see half a world.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from environments.catalog.jsonl import read_jsonl
+from environments.catalog.store import Catalog
+from environments.search.cache import cache_dir_for, write_dir_atomic
+from environments.worlds.generator import GENERATOR_VERSION, TRUTH_DIR, generate_world
+from environments.worlds.registry import get_domain
+from environments.worlds.truth import ReviewTruth, UserTruth
+
+
+def world_dir(
+    domain: str, *, n_items: int = 3000, n_users: int = 1200, min_reviews_per_item: int = 10, seed: int = 0,
+    cache_dir: Path | str | None = None,
+) -> Path:
+    """Where the world with these arguments is (or would be) cached."""
+    get_domain(domain)
+    name = f"{domain}-i{n_items}-u{n_users}-r{min_reviews_per_item}-s{seed}-v{GENERATOR_VERSION}"
+    return cache_dir_for("worlds", cache_dir) / name
+
+
+def load_world(
+    domain: str, *, n_items: int = 3000, n_users: int = 1200, min_reviews_per_item: int = 10, seed: int = 0,
+    cache_dir: Path | str | None = None,
+) -> Catalog:
+    """The world's catalog, generated and cached on first use.
+
+    `cache_dir` defaults to `$CRSIM_CACHE_DIR` or `~/.cache/crsim`. The returned catalog's
+    `path` is the world directory; pass it to `load_truth` for the latent truth.
+    """
+    path = world_dir(domain, n_items=n_items, n_users=n_users, min_reviews_per_item=min_reviews_per_item,
+                     seed=seed, cache_dir=cache_dir)
+    if not path.is_dir():
+        def write(tmp: Path) -> None:
+            generate_world(domain, n_items=n_items, n_users=n_users, min_reviews_per_item=min_reviews_per_item,
+                           seed=seed).save(tmp)
+
+        write_dir_atomic(path, write)
+    return Catalog.load(path)
+
+
+def load_truth(world_dir: Path | str) -> tuple[list[UserTruth], list[ReviewTruth]]:
+    """Latent user preferences and labelled review sentences of a saved world."""
+    truth = Path(world_dir).expanduser() / TRUTH_DIR
+    return read_jsonl(truth / "users.jsonl", UserTruth), read_jsonl(truth / "reviews.jsonl", ReviewTruth)

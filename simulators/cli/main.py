@@ -1,0 +1,47 @@
+"""The `crsim` command: a thin dispatcher so `crsim --help` stays fast (no heavy imports)."""
+
+from __future__ import annotations
+
+import sys
+
+HELP = """\
+usage: crsim <command> [arguments]
+
+Simulate conversational recommendation: recommenders talk to seeker simulators inside
+environments; every episode is logged and scored per turn.
+
+commands:
+  run [OVERRIDES...]        run one experiment (Hydra overrides, e.g. recommender=dense
+                            episodes=50 max_turns=5 seed=1); prints a per-turn metrics
+                            table and writes results.csv, episodes.jsonl, metrics.png and
+                            the resolved config into the run directory
+  run -m KEY=A,B ...        run a sweep (Hydra multirun), e.g.
+                            crsim run -m recommender=popularity,bm25,dense
+                            prints one comparison table, writes summary.csv / summary.png
+  run --cfg job             show the composed config without running (any Hydra flag works)
+
+top-level keys: episodes, max_turns, seed, concurrency, progress
+config groups:  environment, recommender, seeker, llm@recommender.llm, llm@seeker.llm
+output:         hydra.run.dir=DIR (re-running into the same DIR resumes: finished
+                episodes with the same config are skipped), hydra.sweep.dir=DIR
+plug-ins:       hydra.searchpath=[file:///path/to/your/conf] recommender=your_recommender
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in {"-h", "--help", "help"}:
+        print(HELP, end="")
+        return 0
+    command, rest = args[0], args[1:]
+    if command == "run":
+        from simulators.cli.run import run_hydra
+
+        return run_hydra(rest)
+    print(f"crsim: unknown command '{command}'\n", file=sys.stderr)
+    print(HELP, end="", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""`crsim run`: compose the config with Hydra, build everything from `_target_`s, run, report.
+
+Agents and environments are built only through `hydra.utils.instantiate`, so a user's
+own recommender plugs in with a YAML file naming its factory — no registry to edit.
+Input and configuration errors (`CrsimError`) end the job with one clear line and exit
+status 2 instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+
+
+def _quiet_environment() -> None:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+
+def run_hydra(overrides: list[str]) -> int:
+    """Hand the overrides to a Hydra app (single run or multirun)."""
+    import hydra
+
+    _quiet_environment()
+    if not CONF_DIR.is_dir():
+        print(f"crsim: config directory {CONF_DIR} not found (install crsim with `pip install -e .`)",
+              file=sys.stderr)
+        return 2
+
+    @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
+    def app(cfg: Any) -> None:
+        run_experiment(cfg)
+
+    saved = sys.argv
+    sys.argv = ["crsim run", *overrides]
+    try:
+        app()
+    except SystemExit as exc:
+        return int(exc.code or 0) if isinstance(exc.code, int) else 1
+    finally:
+        sys.argv = saved
+    return 0
+
+
+def run_experiment(cfg: Any) -> Any:
+    """The body of one Hydra job: build, run, score, report. Returns the results frame."""
+    from environments.errors import CrsimError
+
+    try:
+        return _run(cfg)
+    except Exception as exc:
+        cause = user_error(exc, CrsimError)
+        if cause is None:
+            raise
+        print(f"crsim: error: {cause}", file=sys.stderr)
+        sys.exit(2)
+
+
+def user_error(exc: BaseException, kind: type[Exception]) -> BaseException | None:
+    """The `kind` error behind `exc`, if any: Hydra wraps factory errors in its own exception."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _run(cfg: Any) -> Any:
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.utils import instantiate
+    from omegaconf import OmegaConf
+    from rich.console import Console
+
+    from simulators.config_hash import config_hash
+    from simulators.plots import plot_metrics_vs_turn
+    from simulators.results import print_results, results_frame, write_results_csv
+    from simulators.runner import run_episodes
+
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    digest = config_hash(cfg)
+    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True), encoding="utf-8")
+    (run_dir / "config_hash.txt").write_text(digest + "\n", encoding="utf-8")
+
+    setup = instantiate(cfg.environment, _convert_="partial")
+    recommender = instantiate(cfg.recommender, catalog=setup.recommender_catalog, _convert_="partial")
+    seeker = instantiate(cfg.seeker, _convert_="partial")
+
+    summary = asyncio.run(run_episodes(
+        setup, recommender, seeker, episodes=cfg.episodes, max_turns=cfg.max_turns, seed=cfg.seed,
+        concurrency=cfg.concurrency, run_dir=run_dir, config_hash=digest, progress=cfg.progress,
+    ))
+    console = Console()
+    for problem in summary.problems:
+        console.print(f"[yellow]skipped log line[/] {problem}", markup=True, highlight=False)
+    frame = results_frame(summary.episodes, cfg.max_turns, seed=cfg.seed)
+    write_results_csv(frame, run_dir / "results.csv")
+    plot_metrics_vs_turn({HydraConfig.get().job.override_dirname or "run": frame}, run_dir / "metrics.png")
+    title = f"{HydraConfig.get().job.override_dirname or 'run'} — {len(summary.episodes)} episodes"
+    print_results(frame, title=title, console=console)
+    note = f"ran {summary.ran}, resumed {summary.skipped}, errors {summary.errors}"
+    console.print(f"{note}; results in {run_dir}", highlight=False)
+    return frame

@@ -1,0 +1,96 @@
+"""Append-only JSONL logs: one line per record, written with a single append.
+
+A run directory holds `episodes.jsonl` (one `Episode` per line), `timings.jsonl` and
+`llm_calls.jsonl`. A line is written with one `os.write` on an `O_APPEND` descriptor, so
+an interrupted run loses no finished episode and never leaves two records interleaved; a
+line cut by a hard kill is reported (file and line) and skipped when the log is read,
+and the next append starts on a fresh line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from environments.models import EPISODE_SCHEMA_VERSION, Episode
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class JsonlAppender:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._terminate_cut_line()
+
+    def _terminate_cut_line(self) -> None:
+        if self.path.exists() and self.path.stat().st_size:
+            with self.path.open("rb") as handle:
+                handle.seek(-1, os.SEEK_END)
+                if handle.read(1) != b"\n":
+                    self._write(b"\n")
+
+    def _write(self, data: bytes) -> None:
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+    def append(self, record: BaseModel | dict[str, Any]) -> None:
+        line = record.model_dump_json() if isinstance(record, BaseModel) else json.dumps(record, sort_keys=True)
+        self._write(line.encode("utf-8") + b"\n")
+
+
+@dataclass(frozen=True, slots=True)
+class LogProblem:
+    path: Path
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}, line {self.line}: {self.message}"
+
+
+def read_records(path: Path, model: type[M]) -> tuple[list[M], list[LogProblem]]:
+    """Valid records and a problem per unreadable line; never stops at a bad line."""
+    records: list[M] = []
+    problems: list[LogProblem] = []
+    path = Path(path)
+    if not path.exists():
+        return records, problems
+    for line_no, raw in _lines(path):
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            problems.append(LogProblem(path, line_no, f"not valid JSON ({exc.msg}); cut or corrupted line"))
+            continue
+        version = data.get("schema_version") if isinstance(data, dict) else None
+        if model is Episode and version != EPISODE_SCHEMA_VERSION:
+            problems.append(LogProblem(path, line_no, f"episode schema version {version!r}; this crsim reads "
+                                                      f"version {EPISODE_SCHEMA_VERSION}"))
+            continue
+        try:
+            records.append(model.model_validate(data))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(map(str, first["loc"]))
+            problems.append(LogProblem(path, line_no, f"field '{field}': {first['msg']}"))
+    return records, problems
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        for line_no, raw in enumerate(handle, start=1):
+            if raw.strip():
+                yield line_no, raw
+
+
+def read_episodes(path: Path) -> tuple[list[Episode], list[LogProblem]]:
+    return read_records(path, Episode)

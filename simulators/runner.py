@@ -1,0 +1,90 @@
+"""Run many episodes: bounded concurrency, seeded, fault-isolated, resumable, logged.
+
+Episodes run as asyncio tasks under a semaphore (`concurrency`): language-model calls are
+I/O and overlap; offline work is CPU-bound and simply runs one episode at a time. Each
+finished episode is appended to `episodes.jsonl` at once, so an interrupted run keeps
+everything it finished, and a re-run into the same directory skips episodes already
+logged under the same config hash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from environments.models import Episode, TerminationReason
+from simulators.episode import EpisodeOutcome, episode_id, run_episode
+from simulators.logs import JsonlAppender, LogProblem, read_episodes
+
+EPISODES_FILE = "episodes.jsonl"
+TIMINGS_FILE = "timings.jsonl"
+LLM_CALLS_FILE = "llm_calls.jsonl"
+
+
+@dataclass
+class RunSummary:
+    episodes: list[Episode]
+    ran: int
+    skipped: int
+    problems: list[LogProblem] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for e in self.episodes if e.termination is TerminationReason.error)
+
+
+class RunLogs:
+    """The three append-only logs of one run directory."""
+
+    def __init__(self, run_dir: Path):
+        self.run_dir = Path(run_dir)
+        self.episodes = JsonlAppender(self.run_dir / EPISODES_FILE)
+        self.timings = JsonlAppender(self.run_dir / TIMINGS_FILE)
+        self.llm_calls = JsonlAppender(self.run_dir / LLM_CALLS_FILE)
+
+    def write(self, outcome: EpisodeOutcome) -> None:
+        episode = outcome.episode
+        for call in outcome.llm_calls:
+            self.llm_calls.append({"episode_id": episode.id, **call.model_dump(mode="json")})
+        self.timings.append({"episode_id": episode.id, "seconds": outcome.seconds})
+        self.episodes.append(episode)  # last: its presence marks the episode finished
+
+
+def logged_episodes(run_dir: Path, config_hash: str) -> tuple[list[Episode], list[LogProblem]]:
+    episodes, problems = read_episodes(Path(run_dir) / EPISODES_FILE)
+    mine = {e.id: e for e in episodes if e.config_hash == config_hash}
+    return sorted(mine.values(), key=lambda e: e.index), problems
+
+
+async def run_episodes(setup: Any, recommender: Any, seeker: Any, *, episodes: int, max_turns: int, seed: int,
+                       concurrency: int, run_dir: Path, config_hash: str, progress: bool = True,
+                       on_episode: Callable[[Episode], None] | None = None) -> RunSummary:
+    """Run `episodes` episodes into `run_dir`, skipping those already logged there."""
+    done, problems = logged_episodes(run_dir, config_hash)
+    done_ids = {e.id for e in done}
+    todo = [i for i in range(episodes) if episode_id(seed, i) not in done_ids]
+    logs = RunLogs(run_dir)
+    gate = asyncio.Semaphore(max(1, concurrency))
+    bar = tqdm(total=episodes, initial=episodes - len(todo), disable=not progress, desc="episodes", unit="ep")
+
+    async def one(index: int) -> None:
+        async with gate:
+            outcome = await run_episode(setup, recommender, seeker, index=index, run_seed=seed,
+                                        max_turns=max_turns, config_hash=config_hash)
+        logs.write(outcome)
+        bar.update()
+        if on_episode:
+            on_episode(outcome.episode)
+
+    try:
+        await asyncio.gather(*(one(i) for i in todo))
+    finally:
+        bar.close()
+    finished, problems = logged_episodes(run_dir, config_hash)
+    wanted = {episode_id(seed, i) for i in range(episodes)}
+    return RunSummary([e for e in finished if e.id in wanted], len(todo), episodes - len(todo), problems)

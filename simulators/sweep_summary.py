@@ -1,0 +1,169 @@
+"""Summarise a Hydra multirun sweep: one table, one CSV and one plot across all jobs.
+
+Hydra writes each job of a sweep to `<sweep_dir>/<subdir>/` (by default the job number)
+with the job's command-line overrides in `<subdir>/.hydra/overrides.yaml`. The overrides
+are exactly what distinguishes one job from another, so they make the configuration label;
+the job number means nothing to a reader and is only used when the overrides are missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+import yaml
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from simulators.metrics import higher_is_better
+from simulators.plots import plot_metrics_vs_turn
+from simulators.results import format_cell, read_results_csv, write_results_csv
+
+FINAL_TURN_METRICS: tuple[str, ...] = ("hits@1", "hits@5", "hits@10", "mrr", "avg_position")
+
+
+def job_overrides(job_dir: Path) -> list[str]:
+    overrides_file = job_dir / ".hydra" / "overrides.yaml"
+    if overrides_file.is_file():
+        overrides = yaml.safe_load(overrides_file.read_text(encoding="utf-8")) or []
+        if isinstance(overrides, list):
+            return [str(o) for o in overrides]
+    return []
+
+
+def job_label(job_dir: Path, sweep_dir: Path, shared: frozenset[str] = frozenset()) -> str:
+    """The job's overrides joined by ',' (e.g. 'recommender=bm25,seed=1'), else its subdir.
+
+    Overrides every job of the sweep has (`shared`, e.g. `episodes=60`) are left out: they
+    do not tell the configurations apart and only make the table wide.
+    """
+    overrides = [o for o in job_overrides(job_dir) if o not in shared]
+    if overrides:
+        return ",".join(overrides)
+    return job_dir.relative_to(sweep_dir).as_posix() or "."
+
+
+def collect_sweep(sweep_dir: Path | str) -> pd.DataFrame:
+    """All jobs' `results.csv` under `sweep_dir`, concatenated with a leading `config` column.
+
+    Sorted by config then turn; within a turn the metric order of each job's file is kept
+    (stable sort). Two jobs with identical labels get their subdir appended so their rows
+    never silently merge. A sweep without any results is an error naming the directory.
+    """
+    sweep_dir = Path(sweep_dir)
+    files = sorted(p for p in sweep_dir.rglob("results.csv") if p.parent != sweep_dir)
+    if not files:
+        raise FileNotFoundError(f"no <job>/results.csv found under {sweep_dir}")
+    per_job = [set(job_overrides(f.parent)) for f in files]
+    shared = frozenset(set.intersection(*per_job)) if len(files) > 1 else frozenset()
+    labelled: list[tuple[str, Path]] = [(job_label(f.parent, sweep_dir, shared), f) for f in files]
+    counts = pd.Series([label for label, _ in labelled]).value_counts()
+    frames = []
+    for label, file in labelled:
+        if counts[label] > 1:
+            label = f"{label} [{file.parent.relative_to(sweep_dir).as_posix()}]"
+        df = read_results_csv(file)
+        df.insert(0, "config", label)
+        frames.append(df)
+    out = pd.concat(frames, ignore_index=True)
+    return out.sort_values(["config", "turn"], kind="stable").reset_index(drop=True)
+
+
+def _cell(rows: pd.DataFrame, metric: str) -> tuple[str, float]:
+    match = rows[rows["metric"] == metric]
+    if match.empty:
+        return "-", float("nan")
+    r = match.iloc[0]
+    return format_cell(metric, r["mean"], r["ci_low"], r["ci_high"]), float(r["mean"])
+
+
+def render_comparison_table(
+    df: pd.DataFrame,
+    *,
+    title: str | None = None,
+    final_metrics: Sequence[str] = FINAL_TURN_METRICS,
+    per_turn_metric: str = "hits@10",
+) -> Table:
+    """One row per config: final-turn metrics with CIs, and `per_turn_metric` at every turn.
+
+    The final turn is each config's own last turn (configs may differ in max_turns). The
+    best final-turn mean per metric is bold, so the winner is visible at a glance; whether
+    it is a real win is for the CIs (or `stats.paired_bootstrap_diff`) to say.
+    """
+    configs = list(dict.fromkeys(df["config"]))
+    present = set(df["metric"])
+    final_metrics = [m for m in final_metrics if m in present]
+    cells: dict[str, dict[str, tuple[str, float]]] = {}
+    extra: dict[str, tuple[int, int, str]] = {}
+    for config in configs:
+        rows = df[df["config"] == config]
+        last_turn = int(rows["turn"].max())
+        last = rows[rows["turn"] == last_turn]
+        cells[config] = {m: _cell(last, m) for m in final_metrics}
+        per_turn = rows[rows["metric"] == per_turn_metric].sort_values("turn")
+        lines = "\n".join(
+            f"t{int(r.turn)}  {format_cell(per_turn_metric, r.mean, r.ci_low, r.ci_high)}"
+            for r in per_turn.itertuples(index=False)
+        )
+        extra[config] = (last_turn, int(last["n"].max()), lines or "-")
+    best: dict[str, float] = {}
+    for m in final_metrics:
+        means = pd.Series([cells[c][m][1] for c in configs]).dropna()
+        if not means.empty:
+            best[m] = means.max() if higher_is_better(m) else means.min()
+
+    table = Table(title=title, show_lines=True)
+    table.add_column("config", overflow="fold")
+    table.add_column("n", justify="right")
+    table.add_column("final turn", justify="right")
+    for m in final_metrics:
+        table.add_column(m, justify="right")
+    table.add_column(f"{per_turn_metric} by turn", justify="right")
+    for config in configs:
+        last_turn, n, lines = extra[config]
+        row: list[str | Text] = [Text(config), str(n), str(last_turn)]  # Text: no markup
+        for m in final_metrics:
+            text, mean = cells[config][m]
+            row.append(f"[bold]{text}[/bold]" if m in best and mean == best[m] else text)
+        row.append(lines)
+        table.add_row(*row)
+    return table
+
+
+def summarize_sweep(
+    sweep_dir: Path | str,
+    console: Console | None = None,
+    metrics: Sequence[str] = ("hits@10", "mrr"),
+) -> pd.DataFrame:
+    """Write `summary.csv` and `summary.png` into `sweep_dir`, print the comparison table.
+
+    Returns the collected long-format frame (with its `config` column).
+    """
+    sweep_dir = Path(sweep_dir)
+    df = collect_sweep(sweep_dir)
+    write_results_csv(df, sweep_dir / "summary.csv")
+    frames = {
+        config: group.drop(columns="config")
+        for config, group in df.groupby("config", sort=False)
+    }
+    plot_metrics_vs_turn(frames, sweep_dir / "summary.png", metrics=metrics)
+    console = console or Console()
+    console.print(render_comparison_table(df, title=f"Sweep {sweep_dir}"))
+    console.print(f"wrote {sweep_dir / 'summary.csv'} and {sweep_dir / 'summary.png'}")
+    return df
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """`python -m simulators.sweep_summary SWEEP_DIR [--metrics hits@10 mrr]`."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("sweep_dir", type=Path)
+    parser.add_argument("--metrics", nargs="+", default=["hits@10", "mrr"])
+    args = parser.parse_args(argv)
+    summarize_sweep(args.sweep_dir, metrics=args.metrics)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""Bootstrap intervals: determinism, coverage of the mean, width vs n, edge cases."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from simulators.stats import bootstrap_ci, bootstrap_means, paired_bootstrap_diff
+
+
+def sample(n: int, seed: int = 1) -> np.ndarray:
+    return (np.random.default_rng(seed).random(n) < 0.3).astype(float)
+
+
+def test_deterministic_for_a_seed() -> None:
+    values = sample(50)
+    assert bootstrap_ci(values, seed=7) == bootstrap_ci(values, seed=7)
+    assert bootstrap_ci(values, seed=7) != bootstrap_ci(values, seed=8)
+
+
+def test_interval_contains_mean() -> None:
+    values = sample(40)
+    mean, low, high = bootstrap_ci(values)
+    assert mean == pytest.approx(values.mean())
+    assert low <= mean <= high
+    assert low < high
+
+
+def test_interval_narrows_with_n() -> None:
+    _, low_small, high_small = bootstrap_ci(sample(20))
+    _, low_big, high_big = bootstrap_ci(sample(2000))
+    assert high_big - low_big < (high_small - low_small) / 3
+
+
+def test_confidence_level_widens_interval() -> None:
+    values = sample(100)
+    _, l90, h90 = bootstrap_ci(values, confidence=0.90)
+    _, l99, h99 = bootstrap_ci(values, confidence=0.99)
+    assert h99 - l99 > h90 - l90
+
+
+def test_edge_cases() -> None:
+    assert bootstrap_ci(np.array([3.5])) == (3.5, 3.5, 3.5)
+    assert all(math.isnan(x) for x in bootstrap_ci(np.array([])))
+    assert bootstrap_ci(np.full(10, 0.25)) == (0.25, 0.25, 0.25)
+    with pytest.raises(ValueError):
+        bootstrap_ci(sample(5), confidence=1.5)
+    with pytest.raises(ValueError):
+        bootstrap_ci(sample(5), n_resamples=0)
+
+
+def test_chunked_resampling_shape() -> None:
+    # Large n forces several chunks of the index matrix; the result must still be complete.
+    means = bootstrap_means(sample(50_000), n_resamples=200, seed=3)
+    assert means.shape == (200,)
+    assert np.isfinite(means).all()
+
+
+def test_paired_diff() -> None:
+    rng = np.random.default_rng(0)
+    base = rng.random(200)
+    better = base + 0.1 + rng.normal(0, 0.01, 200)
+    diff, low, high = paired_bootstrap_diff(better, base)
+    assert diff == pytest.approx(0.1, abs=0.01)
+    assert 0 < low <= diff <= high
+    same, low0, high0 = paired_bootstrap_diff(base, base)
+    assert (same, low0, high0) == (0.0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="equal length"):
+        paired_bootstrap_diff(base, base[:10])
