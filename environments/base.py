@@ -102,11 +102,21 @@ class StepResult:
     info: dict[str, Any] = field(default_factory=dict)
 
 
+ENVIRONMENT_METADATA = frozenset({"opening"})
+
+
 class DialogueInterface:
-    """The transcript. Appending is the only state change; reading is free."""
+    """The transcript. Appending is the only state change; reading is free.
+
+    Agents put private notes in a turn's metadata (which profile fact a seeker used, which
+    aspect a recommender asked about). Those notes are logged for the evaluator but would
+    leak structure across roles, so `visible_to(role)` shows other roles' turns with only
+    the environment's own keys (`ENVIRONMENT_METADATA`) left in their metadata.
+    """
 
     def __init__(self) -> None:
         self._turns: list[Turn] = []
+        self._public: list[Turn] = []
 
     def append(self, role: Role, text: str, *, items_shown: Sequence[str] = (),
                feedback: Mapping[str, str] | None = None, metadata: dict[str, Any] | None = None) -> Turn:
@@ -115,10 +125,16 @@ class DialogueInterface:
             feedback=dict(feedback or {}), metadata=dict(metadata or {}),
         )
         self._turns.append(turn)
+        public = {k: v for k, v in turn.metadata.items() if k in ENVIRONMENT_METADATA}
+        self._public.append(turn if public == turn.metadata else turn.model_copy(update={"metadata": public}))
         return turn
 
     def transcript(self) -> tuple[Turn, ...]:
+        """Everything, private notes included: the evaluator's and the log's view."""
         return tuple(self._turns)
+
+    def visible_to(self, role: Role) -> tuple[Turn, ...]:
+        return tuple(full if full.role is role else public for full, public in zip(self._turns, self._public))
 
 
 class ItemInterface:

@@ -156,9 +156,9 @@ class SingleTargetEnvironment(Environment):
 
     # -------------------------------------------------------- observations
     def _recommender_obs(self) -> RecommenderObservation:
-        return RecommenderObservation(self.turn, self.dialogue.transcript(), self.items.shown(),
+        return RecommenderObservation(self.turn, self.dialogue.visible_to(Role.recommender), self.items.shown(),
                                       self.candidates, self.setup.catalog.item_noun, self._seed)
 
     def _seeker_obs(self) -> SeekerObservation:
-        return SeekerObservation(self.turn, self.dialogue.transcript(), self.items.shown(),
+        return SeekerObservation(self.turn, self.dialogue.visible_to(Role.seeker), self.items.shown(),
                                  self._profile, self.setup.catalog.item_noun, self._seed)

@@ -96,6 +96,16 @@ def read_results_csv(path: Path | str) -> pd.DataFrame:
     return df
 
 
+def table_console() -> Console:
+    """A console for results tables: rich falls back to 80 columns when output is not a
+    terminal (CI logs, `make run > log`), which folds every CI cell; use 160 there."""
+    import os
+    import sys
+
+    wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160
+    return Console(width=wide)
+
+
 def format_cell(metric: str, mean: float, low: float, high: float) -> str:
     """'0.512 [0.47, 0.55]'; ranks get one decimal ('12.3 [10.1, 14.6]'); NaN gives '-'."""
     if math.isnan(mean):
@@ -130,4 +140,4 @@ def render_table(df: pd.DataFrame, title: str | None = None) -> Table:
 
 def print_results(df: pd.DataFrame, title: str | None = None, console: Console | None = None) -> None:
     """Print `render_table(df, title)` to `console` (a new stdout console by default)."""
-    (console or Console()).print(render_table(df, title))
+    (console or table_console()).print(render_table(df, title))

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from simulators.metrics import higher_is_better
 from simulators.plots import plot_metrics_vs_turn
-from simulators.results import format_cell, read_results_csv, write_results_csv
+from simulators.results import format_cell, read_results_csv, table_console, write_results_csv
 
 FINAL_TURN_METRICS: tuple[str, ...] = ("hits@1", "hits@5", "hits@10", "mrr", "avg_position")
 
@@ -85,51 +85,39 @@ def render_comparison_table(
     *,
     title: str | None = None,
     final_metrics: Sequence[str] = FINAL_TURN_METRICS,
-    per_turn_metric: str = "hits@10",
 ) -> Table:
-    """One row per config: final-turn metrics with CIs, and `per_turn_metric` at every turn.
+    """One row per (config, turn), one column per metric with its CI; configs in sections.
 
-    The final turn is each config's own last turn (configs may differ in max_turns). The
-    best final-turn mean per metric is bold, so the winner is visible at a glance; whether
-    it is a real win is for the CIs (or `stats.paired_bootstrap_diff`) to say.
+    Within each turn the best mean per metric is bold, so the winner is visible at a
+    glance; whether it is a real win is for the CIs (or `stats.paired_bootstrap_diff`).
     """
     configs = list(dict.fromkeys(df["config"]))
     present = set(df["metric"])
-    final_metrics = [m for m in final_metrics if m in present]
-    cells: dict[str, dict[str, tuple[str, float]]] = {}
-    extra: dict[str, tuple[int, int, str]] = {}
-    for config in configs:
-        rows = df[df["config"] == config]
-        last_turn = int(rows["turn"].max())
-        last = rows[rows["turn"] == last_turn]
-        cells[config] = {m: _cell(last, m) for m in final_metrics}
-        per_turn = rows[rows["metric"] == per_turn_metric].sort_values("turn")
-        lines = "\n".join(
-            f"t{int(r.turn)}  {format_cell(per_turn_metric, r.mean, r.ci_low, r.ci_high)}"
-            for r in per_turn.itertuples(index=False)
-        )
-        extra[config] = (last_turn, int(last["n"].max()), lines or "-")
-    best: dict[str, float] = {}
-    for m in final_metrics:
-        means = pd.Series([cells[c][m][1] for c in configs]).dropna()
-        if not means.empty:
-            best[m] = means.max() if higher_is_better(m) else means.min()
+    metrics = [m for m in final_metrics if m in present]
+    best: dict[tuple[int, str], float] = {}
+    for (turn, metric), rows in df.groupby(["turn", "metric"]):
+        means = rows["mean"].dropna()
+        if not means.empty and metric in metrics:
+            best[(int(turn), metric)] = means.max() if higher_is_better(metric) else means.min()
 
-    table = Table(title=title, show_lines=True)
-    table.add_column("config", overflow="fold")
+    table = Table(title=title)
+    table.add_column("config", no_wrap=True)
+    table.add_column("turn", justify="right")
     table.add_column("n", justify="right")
-    table.add_column("final turn", justify="right")
-    for m in final_metrics:
-        table.add_column(m, justify="right")
-    table.add_column(f"{per_turn_metric} by turn", justify="right")
-    for config in configs:
-        last_turn, n, lines = extra[config]
-        row: list[str | Text] = [Text(config), str(n), str(last_turn)]  # Text: no markup
-        for m in final_metrics:
-            text, mean = cells[config][m]
-            row.append(f"[bold]{text}[/bold]" if m in best and mean == best[m] else text)
-        row.append(lines)
-        table.add_row(*row)
+    for m in metrics:
+        table.add_column(m, justify="right", no_wrap=True)
+    for position, config in enumerate(configs):
+        if position:
+            table.add_section()
+        rows = df[df["config"] == config]
+        for turn in sorted(int(t) for t in rows["turn"].unique()):
+            at_turn = rows[rows["turn"] == turn]
+            label = Text(config) if turn == int(rows["turn"].min()) else Text("")  # Text: no markup
+            row: list[str | Text] = [label, str(turn), str(int(at_turn["n"].max()))]
+            for m in metrics:
+                text, mean = _cell(at_turn, m)
+                row.append(f"[bold]{text}[/bold]" if best.get((turn, m)) == mean else text)
+            table.add_row(*row)
     return table
 
 
@@ -150,7 +138,7 @@ def summarize_sweep(
         for config, group in df.groupby("config", sort=False)
     }
     plot_metrics_vs_turn(frames, sweep_dir / "summary.png", metrics=metrics)
-    console = console or Console()
+    console = console or table_console()
     console.print(render_comparison_table(df, title=f"Sweep {sweep_dir}"))
     console.print(f"wrote {sweep_dir / 'summary.csv'} and {sweep_dir / 'summary.png'}")
     return df

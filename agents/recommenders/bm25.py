@@ -1,4 +1,4 @@
-"""BM25 over the dialogue so far: the seeker's words against item text and reviews."""
+"""BM25 over the dialogue so far: everything the seeker said, as one query, against item text and reviews."""
 
 from __future__ import annotations
 
@@ -15,4 +15,5 @@ def build(catalog: Catalog, llm: Any | None = None, question_pool: int = 50,
     from environments.search import BM25Index
 
     index = BM25Index.build(catalog, cache_dir=cache_dir)
-    return retrieval_recommender("bm25", catalog, index.scores, llm, question_pool)
+    return retrieval_recommender("bm25", catalog, lambda utterances: index.scores(" ".join(utterances)),
+                                 llm, question_pool)

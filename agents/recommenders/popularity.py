@@ -21,4 +21,4 @@ def review_counts(catalog: Catalog) -> np.ndarray:
 def build(catalog: Catalog, llm: Any | None = None, question_pool: int = 50) -> GraphAgent[RetrievalContext]:
     """Hydra factory for `recommender=popularity`."""
     counts = review_counts(catalog)
-    return retrieval_recommender("popularity", catalog, lambda _query: counts, llm, question_pool)
+    return retrieval_recommender("popularity", catalog, lambda _utterances: counts, llm, question_pool)

@@ -7,7 +7,7 @@ them) → END. Popularity, BM25 and dense recommenders differ only in the scorer
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,7 @@ from environments.base import Recommendation, RecommenderObservation
 from environments.catalog import Catalog
 from environments.models import Role
 
-Scorer = Callable[[str], np.ndarray]
+Scorer = Callable[[Sequence[str]], np.ndarray]  # seeker utterances so far -> one score per item
 
 
 class RecommenderState(TurnState, total=False):
@@ -37,13 +37,13 @@ class RetrievalContext:
     question_pool: int
 
 
-def seeker_query(observation: RecommenderObservation) -> str:
-    """Everything the seeker has said so far, as one query."""
-    return " ".join(turn.text for turn in observation.dialogue if turn.role is Role.seeker)
+def seeker_utterances(observation: RecommenderObservation) -> list[str]:
+    """Everything the seeker has said so far, one entry per turn."""
+    return [turn.text for turn in observation.dialogue if turn.role is Role.seeker]
 
 
 async def retrieve(state: RecommenderState, runtime: Runtime[RetrievalContext]) -> dict[str, Any]:
-    scores = runtime.context.scorer(seeker_query(state["observation"]))
+    scores = runtime.context.scorer(seeker_utterances(state["observation"]))
     return {"scores": scores}
 
 

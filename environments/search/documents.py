@@ -38,6 +38,12 @@ def attribute_phrases(item: Item) -> list[str]:
     return phrases
 
 
+def attribute_phrases_by_key(item: Item) -> list[str]:
+    """One "aspect: value" field per attribute value, e.g. "price range: cheap"."""
+    return [f"{_words(aspect)}: {_words(part)}" for aspect, value in item.attributes.items()
+            for part in _values(value)]
+
+
 def lexical_document(item: Item, reviews: Iterable[Review] = ()) -> str:
     """Title, category, "aspect value" pairs, description and review texts, one per line."""
     parts = [item.title, _words(item.category), *attribute_phrases(item), item.description]

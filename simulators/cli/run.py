@@ -79,13 +79,13 @@ def user_error(exc: BaseException, kind: type[Exception]) -> BaseException | Non
 
 def _run(cfg: Any) -> Any:
     from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
     from hydra.utils import instantiate
     from omegaconf import OmegaConf
-    from rich.console import Console
 
     from simulators.config_hash import config_hash
     from simulators.plots import plot_metrics_vs_turn
-    from simulators.results import print_results, results_frame, write_results_csv
+    from simulators.results import print_results, results_frame, table_console, write_results_csv
     from simulators.runner import run_episodes
 
     run_dir = Path(HydraConfig.get().runtime.output_dir)
@@ -101,14 +101,19 @@ def _run(cfg: Any) -> Any:
         setup, recommender, seeker, episodes=cfg.episodes, max_turns=cfg.max_turns, seed=cfg.seed,
         concurrency=cfg.concurrency, run_dir=run_dir, config_hash=digest, progress=cfg.progress,
     ))
-    console = Console()
+    console = table_console()
     for problem in summary.problems:
         console.print(f"[yellow]skipped log line[/] {problem}", markup=True, highlight=False)
     frame = results_frame(summary.episodes, cfg.max_turns, seed=cfg.seed)
     write_results_csv(frame, run_dir / "results.csv")
     plot_metrics_vs_turn({HydraConfig.get().job.override_dirname or "run": frame}, run_dir / "metrics.png")
-    title = f"{HydraConfig.get().job.override_dirname or 'run'} — {len(summary.episodes)} episodes"
-    print_results(frame, title=title, console=console)
+    name = HydraConfig.get().job.override_dirname or "run"
     note = f"ran {summary.ran}, resumed {summary.skipped}, errors {summary.errors}"
+    if HydraConfig.get().mode == RunMode.MULTIRUN:  # the sweep's comparison table follows at the end
+        final = frame[(frame.turn == cfg.max_turns) & (frame.metric == "hits@10")]
+        hits = f"hits@10 at turn {cfg.max_turns}: {final['mean'].iloc[0]:.3f}" if len(final) else ""
+        console.print(f"{name}: {len(summary.episodes)} episodes, {hits}; {note}", highlight=False)
+        return frame
+    print_results(frame, title=f"{name} — {len(summary.episodes)} episodes", console=console)
     console.print(f"{note}; results in {run_dir}", highlight=False)
     return frame

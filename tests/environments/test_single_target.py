@@ -77,3 +77,16 @@ def test_accept_terminates(setup):
     env = setup.new_episode()
     env.reset(seed=0)
     assert env.step(SeekerReply(text="that's it", accept=True)).terminated
+
+
+def test_private_turn_metadata_is_not_shown_to_the_other_role(setup):
+    env = setup.new_episode()
+    env.reset(seed=0)
+    obs = env.step(SeekerReply(text="thai", metadata={"fact": "attr:cuisine=thai"})).observation
+    assert obs.dialogue[0].metadata == {"opening": True}  # the environment's own note stays
+    assert obs.dialogue[1].metadata == {}  # the seeker's private note does not reach the recommender
+    back = env.step(Recommendation(question="Price?", scores=np.zeros(24), metadata={"aspect": "price"}))
+    assert back.observation.dialogue[1].metadata == {"fact": "attr:cuisine=thai"}  # own notes visible
+    assert back.observation.dialogue[2].metadata == {}
+    logged = env.dialogue.transcript()
+    assert logged[1].metadata["fact"] == "attr:cuisine=thai" and logged[2].metadata["aspect"] == "price"

@@ -1,0 +1,69 @@
+"""Multi-vector dense scoring: each item is a set of field vectors, each query a set of utterances.
+
+A single mean-pooled vector per item cannot say "greek AND trendy AND vegetarian": the
+eight attribute phrases and the title blur into one point, and a concatenated dialogue
+blurs the same way (on the default world, Hits@10 at turn 5 was 0.07). Scoring late
+instead — every seeker utterance against every field of an item, keeping the item's best
+field per utterance and summing over utterances (late interaction, as in ColBERT) —
+rewards items that satisfy many stated preferences.
+
+Fields are the item's attribute-value phrases ("cuisine: greek"), which are few and
+shared across items so they are embedded once each, plus the item's dense document
+vector from `DenseIndex` (description and title), which carries what attributes do not.
+Membership is a sparse item × phrase matrix, so per-utterance cost is O(non-zeros).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from environments.catalog import Catalog
+from environments.search.dense import DenseIndex
+from environments.search.documents import attribute_phrases_by_key
+
+
+class MultiVectorIndex:
+    def __init__(self, catalog: Catalog, encoder: object, dense: DenseIndex, phrases: list[str],
+                 indptr: np.ndarray, indices: np.ndarray):
+        self.catalog = catalog
+        self.encoder = encoder
+        self.dense = dense
+        self.phrases = phrases
+        self.indptr = indptr
+        self.indices = indices
+        self.phrase_vectors = encoder.encode(phrases) if phrases else np.zeros((0, dense.matrix.shape[1]), np.float32)
+        self._has_phrases = np.diff(indptr) > 0
+        self._starts = np.minimum(indptr[:-1], max(len(indices) - 1, 0))
+
+    @classmethod
+    def build(cls, catalog: Catalog, encoder: object, cache_dir: str | None = None) -> MultiVectorIndex:
+        dense = DenseIndex.build(catalog, encoder, cache_dir=cache_dir)
+        vocabulary: dict[str, int] = {}
+        indptr, indices = [0], []
+        for item in catalog.items:
+            columns = {vocabulary.setdefault(phrase, len(vocabulary)) for phrase in attribute_phrases_by_key(item)}
+            indices.extend(sorted(columns))
+            indptr.append(len(indices))
+        return cls(catalog, encoder, dense, list(vocabulary), np.asarray(indptr, np.int64),
+                   np.asarray(indices, np.int64))
+
+    def field_scores(self, utterance_vector: np.ndarray) -> np.ndarray:
+        """Per item: the best similarity between one utterance and any of the item's fields."""
+        best = self.dense.matrix @ utterance_vector
+        if len(self.indices):
+            phrase_sims = (self.phrase_vectors @ utterance_vector)[self.indices]
+            per_item = np.maximum.reduceat(phrase_sims, self._starts)
+            best = np.where(self._has_phrases, np.maximum(best, per_item), best)
+        return best
+
+    def scores(self, utterances: Sequence[str]) -> np.ndarray:
+        """Sum over utterances of each item's best field similarity (float32, catalog order)."""
+        total = np.zeros(len(self.catalog.items), dtype=np.float32)
+        texts = [u for u in utterances if u.strip()]
+        if not texts:
+            return total
+        for vector in self.encoder.encode(texts):
+            total += self.field_scores(vector)
+        return total
