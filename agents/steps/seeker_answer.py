@@ -6,7 +6,10 @@ the not-yet-stated fact most similar to the question (sentence embeddings) and p
 it; if nothing in its profile is close enough, it says it has no preference — the same
 behaviour the LLM prompt asks for.
 
-Facts are tried in tiers: the target's attributes first (exact, and what an aspect
+A question that names an aspect outright ("Do you have a preference for the setting?")
+is answered from that aspect's attribute fact whatever the embedding says: the seeker
+plainly knows the answer, and short "aspect: value" facts can fall under the similarity
+threshold. Otherwise facts are tried in tiers: the target's attributes first (exact, and what an aspect
 question asks about), the free-text facts only when no attribute answers the question.
 Besides preferring the reliable facts, this keeps the per-episode cost low: attribute
 facts repeat across episodes and hit the encoder's memo, while review sentences are new
@@ -22,7 +25,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep
-from agents.steps.text import pick, render_dialogue
+from agents.steps.text import display_name, mentions, pick, render_dialogue
 from environments.models import Turn
 
 NO_PREFERENCE = (
@@ -72,6 +75,10 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
 
     def offline(self, inputs: AnswerInput) -> SeekerAnswer:
         open_facts = [f for f in inputs.facts if f.key not in inputs.stated]
+        named = [f for f in open_facts if f.aspect and mentions(inputs.question, display_name(f.aspect))]
+        if named:
+            fact = named[0]
+            return SeekerAnswer(answer=fact.utterance, has_preference=True, fact_key=fact.key)
         if open_facts and self.encoder is not None:
             question = self.encoder.encode([inputs.question])[0]
             tiers = ([f for f in open_facts if f.aspect is not None], [f for f in open_facts if f.aspect is None])

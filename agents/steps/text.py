@@ -23,6 +23,11 @@ def display_name(key: str) -> str:
     return key.replace("_", " ").strip()
 
 
+def mentions(text: str, phrase: str) -> bool:
+    """Whether `phrase` occurs in `text` as whole words, ignoring case."""
+    return re.search(rf"\b{re.escape(phrase.lower())}\b", text.lower()) is not None
+
+
 def render_dialogue(turns: Sequence[object], limit: int = 20) -> str:
     lines = [f"{getattr(t, 'role').value}: {getattr(t, 'text')}" for t in list(turns)[-limit:]]
     return "\n".join(lines) if lines else "(no dialogue yet)"

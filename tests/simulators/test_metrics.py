@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from environments.models import Episode, RankingRecord, TerminationReason
+from crsim_testing import make_episode
+
+from environments.models import Episode, TerminationReason
 from simulators.metrics import (
     METRICS,
     episode_metrics,
@@ -14,29 +16,6 @@ from simulators.metrics import (
     metric_value,
     rank_metrics,
 )
-
-
-def make_episode(
-    ranks: list[int],
-    termination: TerminationReason = TerminationReason.max_turns,
-    index: int = 0,
-    turns: list[int] | None = None,
-    error: str | None = None,
-) -> Episode:
-    turns = turns or list(range(1, len(ranks) + 1))
-    return Episode(
-        id=f"ep{index}",
-        index=index,
-        config_hash="x",
-        seed=0,
-        environment="single_target",
-        termination=termination,
-        error=error,
-        rankings=[
-            RankingRecord(turn=t, target_rank=r, n_better=r - 1, n_tied=1, n_candidates=100)
-            for t, r in zip(turns, ranks, strict=True)
-        ],
-    )
 
 
 def test_metric_order() -> None:
@@ -73,7 +52,7 @@ def test_hits_names_are_parsed() -> None:
 
 
 def test_episode_metrics_per_turn() -> None:
-    result = episode_metrics(make_episode([20, 7, 1]), max_turns=3)
+    result = episode_metrics(make_episode(0, [20, 7, 1]), max_turns=3)
     assert sorted(result) == [1, 2, 3]
     assert result[1]["avg_position"] == 20.0
     assert result[2]["hits@10"] == 1.0 and result[2]["hits@5"] == 0.0
@@ -81,7 +60,7 @@ def test_episode_metrics_per_turn() -> None:
 
 
 def test_accepted_episode_carries_last_ranking_forward() -> None:
-    episode = make_episode([8, 1], termination=TerminationReason.accepted)
+    episode = make_episode(0, [8, 1], termination=TerminationReason.accepted)
     result = episode_metrics(episode, max_turns=5)
     assert sorted(result) == [1, 2, 3, 4, 5]
     for turn in (2, 3, 4, 5):
@@ -91,20 +70,20 @@ def test_accepted_episode_carries_last_ranking_forward() -> None:
 
 
 def test_gaps_carry_forward_and_turns_before_first_ranking_are_absent() -> None:
-    result = episode_metrics(make_episode([30, 4], turns=[2, 4]), max_turns=5)
+    result = episode_metrics(make_episode(0, [30, 4], turns=[2, 4]), max_turns=5)
     assert sorted(result) == [2, 3, 4, 5]
     assert result[3]["avg_position"] == 30.0
     assert result[5]["avg_position"] == 4.0
 
 
 def test_rankings_beyond_max_turns_are_ignored() -> None:
-    result = episode_metrics(make_episode([9, 3, 1]), max_turns=2)
+    result = episode_metrics(make_episode(0, [9, 3, 1]), max_turns=2)
     assert sorted(result) == [1, 2]
     assert result[2]["avg_position"] == 3.0
 
 
 def test_custom_ks() -> None:
-    result = episode_metrics(make_episode([3]), max_turns=1, ks=(2, 3))
+    result = episode_metrics(make_episode(0, [3]), max_turns=1, ks=(2, 3))
     assert list(result[1]) == ["hits@2", "hits@3", "mrr", "avg_position"]
     assert result[1]["hits@2"] == 0.0 and result[1]["hits@3"] == 1.0
 
@@ -112,9 +91,9 @@ def test_custom_ks() -> None:
 @pytest.mark.parametrize(
     "episode",
     [
-        make_episode([1, 1], termination=TerminationReason.error),
-        make_episode([1], error="Traceback ..."),
-        make_episode([]),
+        make_episode(0, [1, 1], termination=TerminationReason.error),
+        make_episode(0, [1], error="Traceback ..."),
+        make_episode(0, []),
     ],
 )
 def test_unscorable_episodes_are_excluded(episode: Episode) -> None:

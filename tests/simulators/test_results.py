@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 from rich.console import Console
 
-from environments.models import Episode, RankingRecord, TerminationReason
+from crsim_testing import make_episode
+
+from environments.models import Episode, TerminationReason
 from simulators.metrics import METRICS
 from simulators.plots import plot_metrics_vs_turn
 from simulators.results import (
@@ -22,23 +24,6 @@ from simulators.results import (
 )
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def make_episode(
-    index: int, ranks: list[int], termination: TerminationReason = TerminationReason.max_turns
-) -> Episode:
-    return Episode(
-        id=f"ep{index}",
-        index=index,
-        config_hash="x",
-        seed=0,
-        environment="single_target",
-        termination=termination,
-        rankings=[
-            RankingRecord(turn=t, target_rank=r, n_better=r - 1, n_tied=1, n_candidates=100)
-            for t, r in enumerate(ranks, start=1)
-        ],
-    )
 
 
 def episodes(offset: int = 0) -> list[Episode]:

@@ -8,27 +8,13 @@ import pandas as pd
 import pytest
 from rich.console import Console
 
-from environments.models import Episode, RankingRecord, TerminationReason
+from crsim_testing import make_episode
+
 from simulators.metrics import METRICS
 from simulators.results import read_results_csv, results_frame, write_results_csv
 from simulators.sweep_summary import collect_sweep, render_comparison_table, summarize_sweep
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def make_episode(index: int, ranks: list[int]) -> Episode:
-    return Episode(
-        id=f"ep{index}",
-        index=index,
-        config_hash="x",
-        seed=0,
-        environment="single_target",
-        termination=TerminationReason.max_turns,
-        rankings=[
-            RankingRecord(turn=t, target_rank=r, n_better=r - 1, n_tied=1, n_candidates=100)
-            for t, r in enumerate(ranks, start=1)
-        ],
-    )
 
 
 def write_job(sweep: Path, subdir: str, ranks: list[list[int]], overrides: list[str] | None) -> pd.DataFrame:

@@ -1,4 +1,3 @@
-import pytest
 
 from agents.seekers.target_biased import SeekerContext, build_graph, never_name, profile_facts
 from agents.base import GraphAgent
@@ -65,3 +64,11 @@ async def test_never_names_the_target(hash_encoder):
         reply, state = await seeker.respond(_obs(question), state)
         assert "casa verde" not in reply.text.lower()
     assert never_name("Take me to CASA VERDE now", "Casa Verde") == "Take me to that one now"
+
+
+async def test_a_question_naming_an_aspect_is_answered_from_that_attribute(hash_encoder):
+    seeker = _seeker(hash_encoder, threshold=0.99)  # embeddings alone would say "no preference"
+    reply, state = await seeker.respond(_obs("Do you have a preference for the price range?"), {})
+    assert reply.metadata["has_preference"] and "cheap" in reply.text
+    reply, state = await seeker.respond(_obs("And the price range?"), state)
+    assert not reply.metadata["has_preference"]  # already said; nothing else about price

@@ -7,12 +7,9 @@ a sentence encoder should.
 
 from __future__ import annotations
 
-import re
-import zlib
-from collections.abc import Sequence
 
-import numpy as np
 import pytest
+from crsim_testing import HashEncoder
 
 from environments.catalog.store import Catalog
 from environments.models import CatalogManifest, Item, Review
@@ -70,34 +67,14 @@ def make_search_catalog() -> Catalog:
     return Catalog(CatalogManifest(name="t", domain="restaurant", item_noun="restaurants"), items, reviews)
 
 
-class CountingEncoder:
-    """Deterministic bag-of-words stand-in for `TextEncoder` that counts its calls."""
-
-    def __init__(self, model_id: str = "counting-bow-64", dim: int = 64):
-        self.model_id = model_id
-        self.dim = dim
-        self.calls = 0
-        self.texts = 0
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        self.calls += 1
-        self.texts += len(texts)
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in re.findall(r"[a-z]+", text.lower()):
-                out[row, zlib.crc32(word.encode()) % self.dim] += 1.0
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.where(norms == 0, 1.0, norms)
-
-
 @pytest.fixture
 def catalog() -> Catalog:
     return make_search_catalog()
 
 
 @pytest.fixture
-def counting_encoder() -> CountingEncoder:
-    return CountingEncoder()
+def counting_encoder() -> HashEncoder:
+    return HashEncoder(model_id="counting-bow-64", dim=64)
 
 
 @pytest.fixture(scope="session")

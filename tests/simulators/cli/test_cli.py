@@ -6,13 +6,12 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from tests_cli_helpers import CRSIM, REPO, crsim
+from crsim_testing import CRSIM, REPO, crsim
 
 
 def test_help_explains_the_commands():
@@ -86,3 +85,16 @@ def test_readme_plugin_example_runs_from_a_user_directory(tmp_path):
     assert "my_crs.keyword.build" in config and "boost: 2.0" in config
     frame = pd.read_csv(tmp_path / "out" / "results.csv")
     assert (frame[frame.metric == "hits@10"].n == 5).all()
+
+
+@pytest.mark.slow
+def test_same_config_and_seed_give_identical_episode_logs(tiny_catalog_dir, tmp_path):
+    common = [f"environment.catalog={tiny_catalog_dir}", "environment.target_pool_size=10", "recommender=dense",
+              "episodes=5", "max_turns=3", "progress=false"]
+    logs = []
+    for name, extra in (("a", "concurrency=1"), ("b", "concurrency=4"), ("c", "seed=1")):
+        out = crsim("run", *common, extra, f"hydra.run.dir={tmp_path / name}")
+        assert out.returncode == 0, out.stderr[-2000:]
+        logs.append((tmp_path / name / "episodes.jsonl").read_bytes())
+    assert logs[0] == logs[1]  # concurrency is not part of the result
+    assert logs[0] != logs[2]  # the seed is

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from tests_cli_helpers import crsim
+from crsim_testing import crsim
 
 
 def _final(frame: pd.DataFrame, config: str, metric: str, turn: int) -> pd.Series:
