@@ -42,6 +42,8 @@ class LLMCallRecord(BaseModel):
     latency_s: float = Field(default=0.0, description="Wall-clock seconds of the call.")
     input_tokens: int | None = Field(default=None, description="Prompt tokens, if reported.")
     output_tokens: int | None = Field(default=None, description="Completion tokens, if reported.")
+    params: dict[str, Any] = Field(default_factory=dict, description="Generation parameters in the hash.")
+    cache_hit: bool = Field(default=False, description="Served from the response cache, not the model.")
 
     def summary(self) -> LLMCallSummary:
         return LLMCallSummary(

@@ -166,11 +166,13 @@ async def _complete(
     is an `LLMFatalError`).
     """
     model = model_name_of(chat_model)
+    params = model_params(chat_model)
     record = LLMCallRecord(
         step=step,
         role=role,
         model=model,
-        prompt_hash=prompt_hash(model, messages, model_params(chat_model)),
+        params=dict(params),
+        prompt_hash=prompt_hash(model, messages, params),
         messages=message_dicts(messages),
         ok=False,
         repaired=attempt > 0,
@@ -192,6 +194,7 @@ async def _complete(
     record.input_tokens = usage.get("input_tokens")
     record.output_tokens = usage.get("output_tokens")
     record.response = content_to_text(getattr(answer, "content", answer))
+    record.cache_hit = bool((getattr(answer, "response_metadata", None) or {}).get("crsim_cache_hit"))
     return record, record.response
 
 

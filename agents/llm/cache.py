@@ -1,0 +1,187 @@
+"""A response cache on disk, so re-running a sweep does not pay for the same request twice.
+
+`CachedChatModel` wraps any chat model and looks each request up by its prompt hash
+(`hashing.prompt_hash` of the inner model's name, the messages and its generation
+parameters): the very key the episode log and the `replay` backend use, so a cache entry,
+a log line and a replayed answer for one request all agree. The wrapper reports the inner
+model's name and parameters, so hashes in the log do not change when the cache is on.
+
+Storage is one SQLite file (stdlib `sqlite3`, WAL journal) holding JSON rows: several
+processes and asyncio tasks may read and write it at once; `INSERT OR IGNORE` makes the
+first answer stored for a key the one everybody gets. JSON rather than pickle keeps
+entries inspectable and loading them safe. Errors and empty completions are never stored.
+SQLite's WAL needs shared memory, so keep the directory on a local disk, not NFS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import PrivateAttr
+
+from agents.llm.hashing import GENERATION_PARAMS, model_name_of, model_params, prompt_hash
+from agents.llm.parsing import content_to_text
+
+CACHE_HIT_KEY = "crsim_cache_hit"  # in response_metadata: True when served from disk
+DB_FILE = "responses.sqlite3"
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
+    "message TEXT NOT NULL, created REAL NOT NULL)"
+)
+
+
+def default_cache_dir() -> Path:
+    """`$CRSIM_CACHE_DIR/llm` (or `~/.cache/crsim/llm`), next to the search-index caches."""
+    from environments.search.cache import cache_root
+
+    return cache_root() / "llm"
+
+
+class ResponseStore:
+    """prompt hash -> stored answer, in one SQLite file that many processes share.
+
+    A connection is opened per operation: cheap for SQLite, and it keeps the store free of
+    thread affinity (the async path works in worker threads) and safe to fork or pickle.
+    """
+
+    def __init__(self, directory: str | Path | None = None, timeout_s: float = 60.0) -> None:
+        self.directory = Path(directory).expanduser() if directory else default_cache_dir()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.path = self.directory / DB_FILE
+        self.timeout_s = timeout_s
+        with self._connect() as db:
+            db.execute("PRAGMA journal_mode=WAL")  # persistent: readers never block writers
+            db.execute(_SCHEMA)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        with closing(sqlite3.connect(self.path, timeout=self.timeout_s)) as db, db:
+            yield db  # the inner `db` context commits on success, rolls back on error
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        with self._connect() as db:
+            row = db.execute("SELECT message FROM responses WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def put(self, key: str, model: str, message: dict[str, Any]) -> None:
+        """Store `message` under `key` unless an answer is already there (first one wins)."""
+        text = json.dumps(message, ensure_ascii=False, default=str)
+        with self._connect() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO responses (key, model, message, created) VALUES (?,?,?,?)",
+                (key, model, text, time.time()),
+            )
+
+    def __len__(self) -> int:
+        with self._connect() as db:
+            return int(db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+
+def forward_generation_params(cls: type, source: Callable[[Any], dict[str, Any]]) -> None:
+    """Give `cls` one read-only property per `GENERATION_PARAMS` name, read from `source(self)`.
+
+    `hashing.model_params` reads those attributes, so a wrapper that forwards them hashes
+    exactly like the model it stands for.
+    """
+    for name in GENERATION_PARAMS:
+        setattr(cls, name, property(lambda self, _n=name: source(self).get(_n)))
+
+
+class CachedChatModel(BaseChatModel):
+    """`inner`, with every successful answer kept on disk under its prompt hash."""
+
+    inner: BaseChatModel
+    directory: str | None = None  # None: default_cache_dir()
+
+    @property
+    def _llm_type(self) -> str:
+        return f"crsim-cached-{self.inner._llm_type}"
+
+    @property
+    def model_name(self) -> str:
+        return model_name_of(self.inner)
+
+    _store: ResponseStore | None = PrivateAttr(default=None)
+
+    @property
+    def store(self) -> ResponseStore:
+        if self._store is None:  # opened on first use, so building the config stays cheap
+            self._store = ResponseStore(self.directory)
+        return self._store
+
+    def cache_key(self, messages: list[BaseMessage], stop: Any = None, **kwargs: Any) -> str:
+        """The prompt hash; per-call `stop`/kwargs (rare) join the params so they count."""
+        params = {**model_params(self.inner), **kwargs}
+        if stop is not None:
+            params["stop"] = stop
+        return prompt_hash(self.model_name, messages, params)
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                  **kwargs: Any) -> ChatResult:
+        key = self.cache_key(messages, stop, **kwargs)
+        stored = self.store.get(key)
+        if stored is not None:
+            return _result(stored, hit=True)
+        answer = self.inner.invoke(messages, stop=stop, **kwargs)
+        keep, result = _split(answer)
+        if keep is not None:
+            self.store.put(key, self.model_name, keep)
+        return result
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: Any = None,
+                         run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        key = self.cache_key(messages, stop, **kwargs)
+        stored = await asyncio.to_thread(self.store.get, key)
+        if stored is not None:
+            return _result(stored, hit=True)
+        answer = await self.inner.ainvoke(messages, stop=stop, **kwargs)
+        keep, result = _split(answer)
+        if keep is not None:
+            await asyncio.to_thread(self.store.put, key, self.model_name, keep)
+        return result
+
+
+forward_generation_params(CachedChatModel, lambda self: model_params(self.inner))
+
+
+def _split(answer: BaseMessage) -> tuple[dict[str, Any] | None, ChatResult]:
+    """(what to store, or None for an empty completion; the result to return now)."""
+    tool_calls = list(getattr(answer, "tool_calls", None) or [])
+    metadata = {k: v for k, v in answer.response_metadata.items() if k != CACHE_HIT_KEY}
+    stored = {
+        "content": answer.content,
+        "additional_kwargs": dict(answer.additional_kwargs),
+        "response_metadata": metadata,
+        "usage_metadata": getattr(answer, "usage_metadata", None),
+        "tool_calls": tool_calls,
+    }
+    empty = not content_to_text(answer.content).strip() and not tool_calls
+    return (None if empty else stored), _result(stored, hit=False)
+
+
+def _result(stored: dict[str, Any], *, hit: bool) -> ChatResult:
+    message = AIMessage(
+        content=stored.get("content", ""),
+        additional_kwargs=stored.get("additional_kwargs") or {},
+        response_metadata={**(stored.get("response_metadata") or {}), CACHE_HIT_KEY: hit},
+        usage_metadata=stored.get("usage_metadata"),
+        tool_calls=stored.get("tool_calls") or [],
+    )
+    return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def with_cache(chat_model: BaseChatModel | None, directory: str | Path | None = None) -> Any:
+    """`chat_model` behind the disk cache; `None` (the offline backend) stays `None`."""
+    if chat_model is None or isinstance(chat_model, CachedChatModel):
+        return chat_model
+    return CachedChatModel(inner=chat_model, directory=str(directory) if directory else None)

@@ -1,0 +1,196 @@
+"""The replay backend: recorded llm_calls.jsonl answers, served by prompt hash."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import BaseModel
+
+from agents.base import GraphAgent
+from agents.llm.hashing import model_name_of, model_params
+from agents.llm.recording import LLMCallRecord, recording
+from agents.llm.replay import ReplayChatModel, ReplayMissError, replay
+from agents.llm.structured import LLMFatalError, run_structured
+from agents.prompts import PromptTemplate
+from agents.recommenders.popularity import build as build_popularity
+from agents.seekers.target_biased import SeekerContext, build_graph
+from agents.steps.seeker_answer import SeekerAnswerStep
+from agents.steps.summarize import SummarizeReviewsStep
+from environments.models import Role, TerminationReason
+from environments.single_target import SingleTargetSetup
+from simulators.episode import run_episode
+from simulators.runner import LLM_CALLS_FILE, RunLogs
+
+CONF = Path(__file__).resolve().parents[3] / "conf"
+PROMPT = PromptTemplate.from_text("## system\nYou rate {noun}.\n\n## user\nRate {title}.", name="rate")
+
+
+class Rating(BaseModel):
+    score: int
+    reason: str
+
+
+class Recorded(GenericFakeChatModel):
+    model_name: str = "rec-1"
+    temperature: float = 0.2
+
+
+def write_calls(path: Path, records: list[LLMCallRecord], episode_id: str = "e0") -> Path:
+    """As `RunLogs` writes them: one JSON line per call with the episode id in front."""
+    with path.open("a", encoding="utf-8") as out:
+        for record in records:
+            out.write(json.dumps({"episode_id": episode_id, **record.model_dump(mode="json")}) + "\n")
+    return path
+
+
+async def rate(model: Any, title: str) -> tuple[Rating, list[LLMCallRecord]]:
+    with recording() as recorder:
+        result = await run_structured(model, PROMPT, {"noun": "movies", "title": title}, Rating,
+                                      step="rate", role="seeker")
+    return result, recorder.records
+
+
+async def recorded_run(tmp_path: Path) -> tuple[list[Rating], list[LLMCallRecord], Path]:
+    """Two steps, the second repaired once; all calls written to llm_calls.jsonl."""
+    model = Recorded(messages=iter([
+        AIMessage(content='{"score": 4, "reason": "tense"}',
+                  usage_metadata={"input_tokens": 11, "output_tokens": 5, "total_tokens": 16}),
+        AIMessage(content="not json at all"),
+        AIMessage(content='{"score": 2, "reason": "slow"}'),
+    ]))
+    first, calls_a = await rate(model, "Heat")
+    second, calls_b = await rate(model, "Ronin")
+    records = calls_a + calls_b
+    return [first, second], records, write_calls(tmp_path / LLM_CALLS_FILE, records)
+
+
+async def test_replayed_calls_give_identical_outputs_and_hashes(tmp_path: Path) -> None:
+    outputs, records, path = await recorded_run(tmp_path)
+    assert [r.ok for r in records] == [True, False, True]  # the repair is in the recording too
+    model = replay(str(path), model="rec-1", params={"temperature": 0.2})
+    assert len(model) == 3 and model_name_of(model) == "rec-1"
+    assert model_params(model) == {"temperature": 0.2}
+    again = [await rate(model, "Heat"), await rate(model, "Ronin")]
+    assert [result for result, _ in again] == outputs
+    replayed = again[0][1] + again[1][1]
+    assert [r.prompt_hash for r in replayed] == [r.prompt_hash for r in records]
+    assert [r.response for r in replayed] == [r.response for r in records]
+    assert (replayed[0].input_tokens, replayed[0].output_tokens) == (11, 5)
+
+
+async def test_miss_raises_with_prompt_and_hash(tmp_path: Path) -> None:
+    _, _, path = await recorded_run(tmp_path)
+    model = replay([str(path)], model="rec-1", params={"temperature": 0.2})
+    with pytest.raises(ReplayMissError, match="Rate Casino") as caught:
+        await model.ainvoke([HumanMessage(content="Rate Casino. " + "x" * 500)])
+    assert caught.value.key in str(caught.value) and len(str(caught.value)) < 400
+    assert "check the config" not in str(caught.value)
+    with pytest.raises(ReplayMissError):  # an LLMFatalError: the step does not fall back quietly
+        await rate(model, "Casino")
+    assert issubclass(ReplayMissError, LLMFatalError)
+
+
+async def test_wrong_params_miss_and_say_so(tmp_path: Path) -> None:
+    _, _, path = await recorded_run(tmp_path)
+    model = replay(str(path), model="rec-1")  # recording had temperature 0.2
+    with pytest.raises(ReplayMissError, match="check the config"):
+        await rate(model, "Heat")
+
+
+async def test_fallthrough_answers_misses_only(tmp_path: Path) -> None:
+    outputs, _, path = await recorded_run(tmp_path)
+    backup = Recorded(messages=iter([AIMessage(content='{"score": 5, "reason": "classic"}')]))
+    model = replay(str(path), model="rec-1", params={"temperature": 0.2}, fallthrough=backup)
+    assert (await rate(model, "Heat"))[0] == outputs[0]
+    assert (await rate(model, "Casino"))[0] == Rating(score=5, reason="classic")
+    assert (await rate(model, "Heat"))[0] == outputs[0]  # the backup has no answers left
+
+
+def test_only_answered_records_are_served_first_ok_wins(tmp_path: Path) -> None:
+    base = {"step": "s", "role": "r", "model": "m", "messages": [{"role": "user", "content": "q"}]}
+    lines = [
+        {**base, "prompt_hash": "h1", "response": None, "ok": False, "error": "Timeout"},
+        {**base, "prompt_hash": "h2", "response": "", "ok": False, "error": "empty completion"},
+        {**base, "prompt_hash": "h3", "response": "garbage", "ok": False},
+        {**base, "prompt_hash": "h3", "response": "good", "ok": True},
+        {**base, "prompt_hash": "h3", "response": "later", "ok": True},
+    ]
+    path = tmp_path / LLM_CALLS_FILE
+    path.write_text("".join(json.dumps({"episode_id": "e", **line}) + "\n" for line in lines) + "\n")
+    model = ReplayChatModel(paths=[str(path)], model_name="m")
+    assert len(model) == 1 and model._responses["h3"]["response"] == "good"
+
+
+def test_config_group_instantiates(tmp_path: Path) -> None:
+    from hydra import compose, initialize_config_dir
+    from hydra.utils import instantiate
+
+    path = tmp_path / LLM_CALLS_FILE
+    path.write_text("")
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        cfg = compose("config", overrides=[
+            "llm@seeker.llm=replay", f"seeker.llm.path=[{path},{path}]", "seeker.llm.model=gpt-x",
+            "seeker.llm.params={temperature: 0.0, seed: 7}"])
+    model = instantiate(cfg.seeker.llm)
+    assert isinstance(model, ReplayChatModel) and model.paths == [str(path), str(path)]
+    assert model_params(model) == {"temperature": 0.0, "seed": 7} and model.fallthrough is None
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Answers each crsim prompt with a fixed JSON object (as in tests/agents/test_llm_path.py)."""
+
+    broken_seeker: bool = False
+    calls: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                  **kwargs: Any) -> ChatResult:
+        self.calls += 1
+        system = str(messages[0].content)
+        if "summarise customer reviews" in system:
+            answer: Any = {"summary": "Reviewers loved the food."}
+        elif "conversational recommender" in system:
+            answer = {"question": "SCRIPTED: which cuisine?", "aspect": "cuisine"}
+        elif self.broken_seeker:
+            answer = "I think... {not json"
+        else:
+            answer = {"answer": "SCRIPTED: something spicy", "has_preference": True}
+        text = answer if isinstance(answer, str) else json.dumps(answer)
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+
+
+def _episode(setup: Any, model: Any, encoder: Any) -> Any:
+    recommender = build_popularity(setup.recommender_catalog, llm=model)
+    context = SeekerContext(SeekerAnswerStep(model, encoder=encoder), SummarizeReviewsStep(model), 3)
+    seeker = GraphAgent(Role.seeker, build_graph(), context, memory_keys=("facts", "stated"))
+    return asyncio.run(run_episode(setup, recommender, seeker, index=0, run_seed=0, max_turns=2,
+                                   config_hash="replay"))
+
+
+@pytest.mark.parametrize("broken_seeker", [False, True])
+def test_episode_replays_to_an_identical_transcript(tiny_catalog: Any, hash_encoder: Any,
+                                                    tmp_path: Path, broken_seeker: bool) -> None:
+    setup = SingleTargetSetup(tiny_catalog, target_pool_size=5)
+    scripted = ScriptedChatModel(broken_seeker=broken_seeker)
+    original = _episode(setup, scripted, hash_encoder)
+    RunLogs(tmp_path).write(original)  # llm_calls.jsonl exactly as the runner writes it
+    recorded_calls = scripted.calls
+    replayed = _episode(setup, replay(str(tmp_path / LLM_CALLS_FILE), model="ScriptedChatModel"),
+                        hash_encoder)
+    assert scripted.calls == recorded_calls > 0  # the scripted model was not asked again
+    first, second = original.episode, replayed.episode
+    assert second.termination is TerminationReason.max_turns and second.error is None
+    assert [t.text for t in second.turns] == [t.text for t in first.turns]
+    assert [c.prompt_hash for c in second.llm_calls] == [c.prompt_hash for c in first.llm_calls]
+    assert any(not c.ok for c in first.llm_calls) is broken_seeker
