@@ -1,0 +1,315 @@
+"""A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions API, for tests.
+
+DESIGN.md §6: an LLM path is tested against a real server, so the whole client stack
+(langchain-openai, the openai SDK and its retries, litellm, httpx/aiohttp) runs exactly as
+it would against vLLM or the OpenAI API. What the server answers is scripted by a
+`Responder`, a callable `(request_json) -> Reply | str`; a plain string is the assistant's
+content. `Reply` also injects faults: an HTTP error status (429 with Retry-After, 500), a
+delay (for client timeouts), a malformed body, or empty content.
+
+The server records every request (path, headers, body) so tests can count calls and check
+that the Authorization header was sent. It runs in a daemon thread, stops itself after
+`lifetime` seconds or `max_requests` requests (503 from then on), and cuts delays short
+when stopped, so a broken test cannot hang the suite.
+
+    from openai_stub_server import openai_stub  # noqa: F401  (the fixture)
+
+    def test_x(openai_stub):
+        openai_stub.responder = crsim_responder()
+        ... ChatOpenAI(base_url=openai_stub.url, ...) ...
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+
+@dataclass
+class Reply:
+    """One scripted answer. `body` (dict or raw text) replaces the generated completion."""
+
+    content: str | None = ""
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    body: dict[str, Any] | str | None = None
+
+
+Responder = Callable[[dict[str, Any]], "Reply | str"]
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    json: dict[str, Any] | None
+    status: int = 0
+
+    def header(self, name: str) -> str | None:
+        """A request header, case-insensitively (aiohttp sends `authorization`, httpx `Authorization`)."""
+        return next((v for k, v in self.headers.items() if k.lower() == name.lower()), None)
+
+
+# --- Replies -------------------------------------------------------------------------------
+
+def rate_limited(retry_after_ms: int = 10) -> Reply:
+    """429 with both Retry-After (seconds, rounded up) and retry-after-ms (honoured by the SDK)."""
+    seconds = max(1, -(-retry_after_ms // 1000))
+    headers = {"Retry-After": str(seconds), "retry-after-ms": str(retry_after_ms)}
+    return Reply(status=429, headers=headers, body=_error("Rate limit reached", "rate_limit_exceeded"))
+
+
+def server_error(retry_after_ms: int | None = 10) -> Reply:
+    """500; a short retry-after-ms keeps the SDK's backoff (0.5 s, 1 s, ...) out of test time."""
+    headers = {} if retry_after_ms is None else {"retry-after-ms": str(retry_after_ms)}
+    return Reply(status=500, headers=headers, body=_error("The server had an error", "server_error"))
+
+
+def malformed_body() -> Reply:
+    """A 200 whose body is not JSON at all (a broken proxy, a truncated answer)."""
+    return Reply(body='{"id": "chatcmpl-broken", "choices": [')
+
+
+def _error(message: str, code: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": code, "param": None, "code": code}}
+
+
+# --- Responders ----------------------------------------------------------------------------
+
+STEP_MARKERS = {
+    "summarize_reviews": "summarise customer reviews",
+    "clarify_question": "conversational recommender",
+    "seeker_answer": "role-playing a person",
+}
+
+SCRIPTED = {
+    "summarize_reviews": {"summary": "STUB: reviewers loved the food."},
+    "clarify_question": {"question": "STUB: which cuisine do you like?", "aspect": "cuisine"},
+    "seeker_answer": {"answer": "STUB: something spicy, please.", "has_preference": True},
+}
+
+
+def step_of(request: dict[str, Any]) -> str | None:
+    """Which crsim language step a request comes from, read off its system prompt."""
+    messages = request.get("messages") or []
+    text = " ".join(str(m.get("content", "")) for m in messages if m.get("role") == "system")
+    return next((step for step, marker in STEP_MARKERS.items() if marker in text), None)
+
+
+def crsim_responder(overrides: dict[str, Responder] | None = None) -> Responder:
+    """Answer every crsim step with the JSON it expects (SCRIPTED); `overrides` per step."""
+    overrides = overrides or {}
+
+    def respond(request: dict[str, Any]) -> Reply | str:
+        step = step_of(request)
+        if step in overrides:
+            return overrides[step](request)
+        return json.dumps(SCRIPTED.get(step, {"text": "STUB: unknown prompt"}))
+
+    return respond
+
+
+def first_n(n: int, fault: Reply, then: Responder) -> Responder:
+    """`fault` for the first `n` requests, `then` afterwards (thread-safe counter)."""
+    counter = itertools.count()
+    lock = threading.Lock()
+
+    def respond(request: dict[str, Any]) -> Reply | str:
+        with lock:
+            i = next(counter)
+        return fault if i < n else then(request)
+
+    return respond
+
+
+def always(reply: Reply | str) -> Responder:
+    return lambda _request: reply
+
+
+# --- Server --------------------------------------------------------------------------------
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as the SDKs expect
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence stderr
+        return
+
+    def do_GET(self) -> None:
+        record = self._record(None)
+        if self.path.rstrip("/") == "/v1/models":
+            self._send(record, 200, {"object": "list", "data": [
+                {"id": "stub-model", "object": "model", "created": 0, "owned_by": "crsim"}]})
+        else:
+            self._send(record, 404, _error(f"no route {self.path}", "not_found"))
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            request = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            request = None
+        record = self._record(request)
+        stub = self.server.stub
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            return self._send(record, 404, _error(f"no route {self.path}", "not_found"))
+        if request is None:
+            return self._send(record, 400, _error("body is not JSON", "invalid_request_error"))
+        if stub.count > stub.max_requests:
+            return self._send(record, 503, _error("stub request limit reached", "overloaded"))
+        reply = stub.responder(request)
+        reply = Reply(content=reply) if isinstance(reply, str) else reply
+        if reply.delay and stub.stopping.wait(reply.delay):
+            return  # stopped while delaying: drop the connection
+        body = reply.body if reply.body is not None else _completion(request, reply.content, stub.count)
+        self._send(record, reply.status, body, reply.headers)
+
+    def _record(self, request: dict[str, Any] | None) -> RecordedRequest:
+        record = RecordedRequest(self.command, self.path, dict(self.headers.items()), request)
+        with self.server.stub.lock:
+            self.server.stub.requests.append(record)
+        return record
+
+    def _send(self, record: RecordedRequest, status: int, body: dict[str, Any] | str,
+              headers: dict[str, str] | None = None) -> None:
+        data = (body if isinstance(body, str) else json.dumps(body)).encode()
+        record.status = status
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (timeout) before we answered
+
+
+def _completion(request: dict[str, Any], content: str | None, n: int) -> dict[str, Any]:
+    prompt_words = sum(len(str(m.get("content", "")).split()) for m in request.get("messages", []))
+    answer_words = len((content or "").split())
+    return {
+        "id": f"chatcmpl-stub-{n}", "object": "chat.completion", "created": int(time.time()),
+        "model": request.get("model", "stub-model"),
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                     "finish_reason": "stop", "logprobs": None}],
+        "usage": {"prompt_tokens": prompt_words, "completion_tokens": answer_words,
+                  "total_tokens": prompt_words + answer_words},
+    }
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # a handler still delaying must not block stop()
+    stub: OpenAIStubServer
+
+
+class OpenAIStubServer:
+    """The server, its script and its request log. Use as a context manager or `openai_stub`."""
+
+    def __init__(self, responder: Responder | None = None, *, max_requests: int = 500,
+                 lifetime: float = 120.0) -> None:
+        self.responder: Responder = responder or crsim_responder()
+        self.max_requests = max_requests
+        self.lifetime = lifetime
+        self.requests: list[RecordedRequest] = []
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self._httpd: _Server | None = None
+        self._threads: list[threading.Thread] = []
+        self._url = ""
+
+    @property
+    def url(self) -> str:
+        """Base URL for clients (`base_url` / `api_base`), ending in /v1."""
+        assert self._url, "server not started"
+        return self._url
+
+    @property
+    def count(self) -> int:
+        """Requests to /v1/chat/completions so far."""
+        with self.lock:
+            return sum(1 for r in self.requests if r.path.startswith("/v1/chat/completions"))
+
+    @property
+    def completions(self) -> list[RecordedRequest]:
+        with self.lock:
+            return [r for r in self.requests if r.path.startswith("/v1/chat/completions")]
+
+    def start(self) -> OpenAIStubServer:
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)  # port 0: a free port
+        self._httpd.stub = self
+        host, port = self._httpd.server_address[:2]
+        self._url = f"http://{host}:{port}/v1"
+        serve = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                 name="openai-stub", daemon=True)
+        watchdog = threading.Thread(target=self._watchdog, name="openai-stub-watchdog", daemon=True)
+        self._threads = [serve, watchdog]
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def _watchdog(self) -> None:
+        if not self.stopping.wait(self.lifetime):
+            self.stop()
+
+    def stop(self) -> None:
+        if self.stopping.is_set() and self._httpd is None:
+            return
+        self.stopping.set()
+        httpd, self._httpd = self._httpd, None
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+
+    def __enter__(self) -> OpenAIStubServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+# --- A crsim episode through a chat model -------------------------------------------------
+
+def run_llm_episode(model: Any, catalog: Any, encoder: Any, *, max_turns: int = 2) -> Any:
+    """One episode (popularity recommender, target-biased seeker) with every step on `model`.
+
+    Returns the `EpisodeOutcome` (episode plus full `LLMCallRecord`s). Per 2 turns the
+    steps are: summarize_reviews x1, seeker_answer x2, clarify_question x2.
+    """
+    import asyncio
+
+    from agents.base import GraphAgent
+    from agents.recommenders.popularity import build as build_popularity
+    from agents.seekers.target_biased import SeekerContext, build_graph
+    from agents.steps.seeker_answer import SeekerAnswerStep
+    from agents.steps.summarize import SummarizeReviewsStep
+    from environments.models import Role
+    from environments.single_target import SingleTargetSetup
+    from simulators.episode import run_episode
+
+    setup = SingleTargetSetup(catalog, target_pool_size=5)
+    recommender = build_popularity(setup.recommender_catalog, llm=model)
+    steps = SeekerContext(SeekerAnswerStep(model, "seeker", encoder=encoder),
+                          SummarizeReviewsStep(model, "seeker"), 3)
+    seeker = GraphAgent(Role.seeker, build_graph(), steps, memory_keys=("facts", "stated"))
+    return asyncio.run(run_episode(setup, recommender, seeker, index=0, run_seed=0,
+                                   max_turns=max_turns, config_hash="stub"))
+
+
+@pytest.fixture
+def openai_stub() -> Iterator[OpenAIStubServer]:
+    """A started stub (answers every crsim step via `crsim_responder`), stopped afterwards."""
+    with OpenAIStubServer() as stub:
+        yield stub
