@@ -38,7 +38,8 @@ def offline() -> None:
 
 def openai(model: str, base_url: str | None = None, temperature: float | None = 0.0,
            timeout: float = 30, max_retries: int = 2, api_key_env: str | None = "OPENAI_API_KEY",
-           max_tokens: int | None = None, seed: int | None = None, **extra: Any) -> Any:
+           max_tokens: int | None = None, seed: int | None = None, cache: bool = False,
+           cache_dir: str | None = None, **extra: Any) -> Any:
     """`llm=openai`: langchain-openai's `ChatOpenAI`, for the OpenAI API or any compatible server.
 
     `base_url` None means the OpenAI API (or `$OPENAI_BASE_URL`), which needs the key in
@@ -52,15 +53,17 @@ def openai(model: str, base_url: str | None = None, temperature: float | None = 
 
     target = base_url or os.environ.get("OPENAI_BASE_URL")
     key = api_key(api_key_env, required=_is_openai(target), backend="openai")
-    return ChatOpenAI(model=model, base_url=base_url, api_key=key, temperature=temperature,
+    chat = ChatOpenAI(model=model, base_url=base_url, api_key=key, temperature=temperature,
                       timeout=timeout, max_retries=max_retries, max_tokens=max_tokens, seed=seed,
                       **extra)
+    return cached(chat, cache, cache_dir)
 
 
 def litellm(model: str, api_base: str | None = None, temperature: float | None = 0.0,
             timeout: float = 30, max_retries: int = 2, api_key_env: str | None = None,
             max_tokens: int | None = None, seed: int | None = None,
-            retry_initial_delay: float = 0.5, **extra: Any) -> Any:
+            retry_initial_delay: float = 0.5, cache: bool = False, cache_dir: str | None = None,
+            **extra: Any) -> Any:
     """`llm=litellm`: any provider litellm supports, `model` spelled `provider/name`.
 
     `api_key_env` None lets litellm read the provider's usual variable (OPENAI_API_KEY,
@@ -74,9 +77,22 @@ def litellm(model: str, api_base: str | None = None, temperature: float | None =
     key = api_key(api_key_env, required=api_base is None, backend="litellm") if api_key_env else None
     if key is None and api_base is not None and not _provider_key_set(model):
         key = NO_KEY
-    return LiteLLMChat(model=model, api_base=api_base, api_key=key, temperature=temperature,
+    chat = LiteLLMChat(model=model, api_base=api_base, api_key=key, temperature=temperature,
                        timeout=timeout, max_retries=max_retries, max_tokens=max_tokens, seed=seed,
                        retry_initial_delay=retry_initial_delay, model_kwargs=extra)
+    return cached(chat, cache, cache_dir)
+
+
+def cached(chat_model: Any, cache: bool, cache_dir: str | None) -> Any:
+    """Behind the on-disk response cache when `cache` (the configs' default): a re-run of
+    the same sweep is then answered from disk. The cache key is the prompt hash (model
+    name, messages, generation parameters), the same key `replay` uses; it does not
+    include the server address, so give two servers' models different names."""
+    if not cache:
+        return chat_model
+    from agents.llm.cache import with_cache
+
+    return with_cache(chat_model, cache_dir)
 
 
 def api_key(env_var: str | None, *, required: bool, backend: str) -> str:

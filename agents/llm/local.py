@@ -100,8 +100,11 @@ class LlamaCppChat(BaseChatModel):
 
 
 def local(model_path: str | None = None, temperature: float = 0.0, max_tokens: int = 256, seed: int = 0,
-          n_ctx: int = 4096, n_threads: int = 1) -> LlamaCppChat:
+          n_ctx: int = 4096, n_threads: int = 1, cache: bool = False, cache_dir: str | None = None) -> Any:
     """Hydra factory for `llm=local`; the model loads on first use, not here."""
+    from agents.llm.backends import cached
+
     path = Path(model_path).expanduser() if model_path else default_model_path()
-    return LlamaCppChat(model_path=str(path), model_name=f"local:{path.name}", temperature=temperature,
+    chat = LlamaCppChat(model_path=str(path), model_name=f"local:{path.name}", temperature=temperature,
                         max_tokens=max_tokens, seed=seed, n_ctx=n_ctx, n_threads=n_threads)
+    return cached(chat, cache, cache_dir)

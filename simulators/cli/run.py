@@ -26,11 +26,32 @@ def _quiet_environment() -> None:
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 
+MAX_DIRNAME = 120
+
+
+def safe_dirname(overrides: str) -> str:
+    """A sweep job's directory name from its overrides: one path component, bounded length.
+
+    Override values can hold slashes (`base_url=http://...`, catalog paths), which would
+    nest directories, and a long override list would pass the 255-byte name limit; long
+    names keep their start and get a hash of the whole so they stay distinct.
+    """
+    import hashlib
+
+    name = overrides.replace("/", "_").replace("\\", "_") or "default"
+    if len(name) > MAX_DIRNAME:
+        name = f"{name[:MAX_DIRNAME - 9]}-{hashlib.sha1(overrides.encode()).hexdigest()[:8]}"
+    return name
+
+
 def run_hydra(overrides: list[str]) -> int:
     """Hand the overrides to a Hydra app (single run or multirun)."""
     import hydra
+    from omegaconf import OmegaConf
 
     _quiet_environment()
+    if not OmegaConf.has_resolver("crsim_dirname"):
+        OmegaConf.register_new_resolver("crsim_dirname", safe_dirname)
     if not CONF_DIR.is_dir():
         print(f"crsim: config directory {CONF_DIR} not found (install crsim with `pip install -e .`)",
               file=sys.stderr)

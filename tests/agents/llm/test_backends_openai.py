@@ -56,7 +56,9 @@ def test_config_group_instantiates(openai_stub):
         cfg = compose("config", overrides=[
             "llm@seeker.llm=openai", f"seeker.llm.base_url={openai_stub.url}",
             "seeker.llm.model=stub-model", "+seeker.llm.top_p=0.5"])
-    model = instantiate(cfg.seeker.llm)
+    cached = instantiate(cfg.seeker.llm)
+    assert type(cached).__name__ == "CachedChatModel"  # the configs switch the response cache on
+    model = cached.inner
     assert (type(model).__name__, model.model_name, model.top_p) == ("ChatOpenAI", "stub-model", 0.5)
     assert model.openai_api_base == openai_stub.url
 

@@ -98,3 +98,12 @@ def test_same_config_and_seed_give_identical_episode_logs(tiny_catalog_dir, tmp_
         logs.append((tmp_path / name / "episodes.jsonl").read_bytes())
     assert logs[0] == logs[1]  # concurrency is not part of the result
     assert logs[0] != logs[2]  # the seed is
+
+
+def test_sweep_job_directory_names_are_one_bounded_path_component():
+    from simulators.cli.run import MAX_DIRNAME, safe_dirname
+
+    assert safe_dirname("recommender=bm25,seed=1") == "recommender=bm25,seed=1"
+    assert "/" not in safe_dirname("seeker.llm.base_url=http://127.0.0.1:8000/v1")
+    long_a, long_b = "x=" + "a" * 300, "x=" + "a" * 299 + "b"
+    assert len(safe_dirname(long_a)) <= MAX_DIRNAME and safe_dirname(long_a) != safe_dirname(long_b)

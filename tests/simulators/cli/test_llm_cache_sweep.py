@@ -1,0 +1,42 @@
+"""A sweep re-run with the response cache warm makes no HTTP request at all."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from crsim_testing import CRSIM
+from openai_stub_server import OpenAIStubServer
+
+
+def _sweep(stub: OpenAIStubServer, catalog_dir, sweep_dir, cache_dir) -> subprocess.CompletedProcess:
+    llm = []
+    for role in ("seeker", "recommender"):
+        llm += [f"llm@{role}.llm=openai", f"{role}.llm.base_url={stub.url}", f"{role}.llm.model=stub-cache-test",
+                f"{role}.llm.cache_dir={cache_dir}"]
+    return subprocess.run(
+        [CRSIM, "run", "-m", "recommender=popularity,bm25", *llm, f"environment.catalog={catalog_dir}",
+         "environment.target_pool_size=5", "episodes=3", "max_turns=2", "progress=false",
+         f"hydra.sweep.dir={sweep_dir}"],
+        capture_output=True, text=True, timeout=600)
+
+
+def _transcripts(sweep_dir) -> list[list[str]]:
+    logs = sorted(sweep_dir.glob("*/episodes.jsonl"))
+    assert len(logs) == 2, logs  # one directory per job, directly under the sweep dir
+    return [[t["text"] for t in json.loads(line)["turns"]] for log in logs for line in log.read_text().splitlines()]
+
+
+def test_warm_cache_sweep_makes_zero_requests(tiny_catalog_dir, tmp_path):
+    with OpenAIStubServer() as stub:
+        cold = _sweep(stub, tiny_catalog_dir, tmp_path / "cold", tmp_path / "llm-cache")
+        assert cold.returncode == 0, cold.stderr[-3000:]
+        requests_cold = stub.count
+        assert requests_cold > 0
+        warm = _sweep(stub, tiny_catalog_dir, tmp_path / "warm", tmp_path / "llm-cache")
+        assert warm.returncode == 0, warm.stderr[-3000:]
+        assert stub.count == requests_cold  # not one request more
+    assert _transcripts(tmp_path / "warm") == _transcripts(tmp_path / "cold")
+    calls = [json.loads(line) for log in (tmp_path / "warm").glob("*/llm_calls.jsonl")
+             for line in log.read_text().splitlines()]
+    assert calls and all(call["cache_hit"] for call in calls)
