@@ -1,8 +1,8 @@
 """A stable hash of what determines a run's results.
 
 Keys that change how a run executes but not what it computes (concurrency, progress
-bars, output locations) are left out, so a resumed run with another concurrency still
-recognises its finished episodes.
+bars, output locations, the budget) are left out, so a resumed run with another
+concurrency, or a larger budget, still recognises its finished episodes.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-EXECUTION_ONLY_KEYS = frozenset({"concurrency", "progress", "hydra", "cache_dir"})
+EXECUTION_ONLY_KEYS = frozenset({"concurrency", "progress", "hydra", "cache_dir", "budget"})
 
 
 def resolved_config(cfg: DictConfig) -> dict[str, Any]:

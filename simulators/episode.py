@@ -19,6 +19,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
+from agents.llm.budget import BudgetExceeded
 from agents.llm.recording import CallRecorder, LLMCallRecord, recording, summaries
 from environments.base import Environment
 from environments.models import Episode, Role, TerminationReason
@@ -107,7 +108,11 @@ class EpisodeOutcome:
 
 async def run_episode(setup: Any, recommender: Any, seeker: Any, *, index: int, run_seed: int,
                       max_turns: int, config_hash: str) -> EpisodeOutcome:
-    """Run one episode to its end; never raises for a failure inside the episode."""
+    """Run one episode to its end; never raises for a failure inside the episode.
+
+    A spent run budget ends it with `budget` (and the budget's state as `error` text, no
+    traceback); any other exception ends it with `error` and the traceback.
+    """
     seed = episode_seed(run_seed, index)
     env: Environment = setup.new_episode()
     ctx = EpisodeContext(env, recommender, seeker, max_turns)
@@ -123,6 +128,8 @@ async def run_episode(setup: Any, recommender: Any, seeker: Any, *, index: int, 
             }
             final = await ORCHESTRATOR.ainvoke(state, context=ctx, config={"recursion_limit": 2 * max_turns + 8})
             termination = final["termination"]
+        except BudgetExceeded as exc:
+            termination, error = TerminationReason.budget, str(exc)
         except Exception:  # noqa: BLE001 - isolate the episode, keep its traceback
             error = traceback.format_exc()
     try:

@@ -17,6 +17,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from agents.llm.budget import RunBudget, budget_scope
 from environments.models import Episode, TerminationReason
 from simulators.episode import EpisodeOutcome, episode_id, run_episode
 from simulators.logs import JsonlAppender, LogProblem, read_episodes
@@ -32,6 +33,8 @@ class RunSummary:
     ran: int
     skipped: int
     problems: list[LogProblem] = field(default_factory=list)
+    not_started: int = 0
+    usage: dict[str, Any] | None = None
 
     @property
     def errors(self) -> int:
@@ -56,6 +59,7 @@ class RunLogs:
 
 
 def logged_episodes(run_dir: Path, config_hash: str) -> tuple[list[Episode], list[LogProblem]]:
+    """This config's logged episodes, the latest line per id (a resumed run may re-log one)."""
     episodes, problems = read_episodes(Path(run_dir) / EPISODES_FILE)
     mine = {e.id: e for e in episodes if e.config_hash == config_hash}
     return sorted(mine.values(), key=lambda e: e.index), problems
@@ -63,17 +67,28 @@ def logged_episodes(run_dir: Path, config_hash: str) -> tuple[list[Episode], lis
 
 async def run_episodes(setup: Any, recommender: Any, seeker: Any, *, episodes: int, max_turns: int, seed: int,
                        concurrency: int, run_dir: Path, config_hash: str, progress: bool = True,
+                       budget: RunBudget | None = None,
                        on_episode: Callable[[Episode], None] | None = None) -> RunSummary:
-    """Run `episodes` episodes into `run_dir`, skipping those already logged there."""
+    """Run `episodes` episodes into `run_dir`, skipping those already logged there.
+
+    Episodes that ended on a spent budget count as unfinished, so a resumed run (with a
+    larger budget) runs them again. Once `budget` is spent no new episode starts.
+    """
     done, problems = logged_episodes(run_dir, config_hash)
-    done_ids = {e.id for e in done}
+    done_ids = {e.id for e in done if e.termination is not TerminationReason.budget}
     todo = [i for i in range(episodes) if episode_id(seed, i) not in done_ids]
     logs = RunLogs(run_dir)
     gate = asyncio.Semaphore(max(1, concurrency))
     bar = tqdm(total=episodes, initial=episodes - len(todo), disable=not progress, desc="episodes", unit="ep")
 
+    not_started = 0
+
     async def one(index: int) -> None:
+        nonlocal not_started
         async with gate:
+            if budget is not None and budget.exhausted:
+                not_started += 1
+                return
             outcome = await run_episode(setup, recommender, seeker, index=index, run_seed=seed,
                                         max_turns=max_turns, config_hash=config_hash)
         logs.write(outcome)
@@ -82,9 +97,11 @@ async def run_episodes(setup: Any, recommender: Any, seeker: Any, *, episodes: i
             on_episode(outcome.episode)
 
     try:
-        await asyncio.gather(*(one(i) for i in todo))
+        with budget_scope(budget):
+            await asyncio.gather(*(one(i) for i in todo))
     finally:
         bar.close()
     finished, problems = logged_episodes(run_dir, config_hash)
     wanted = {episode_id(seed, i) for i in range(episodes)}
-    return RunSummary([e for e in finished if e.id in wanted], len(todo), episodes - len(todo), problems)
+    return RunSummary([e for e in finished if e.id in wanted], len(todo) - not_started, episodes - len(todo),
+                      problems, not_started, budget.usage() if budget is not None else None)

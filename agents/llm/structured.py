@@ -179,8 +179,13 @@ async def _complete(
         attempt=attempt,
     )
     config = {"run_name": f"crsim:{step}", "metadata": {"crsim_step": step, "crsim_role": role}}
+    from agents.llm.budget import current_budget  # here: budget.py imports this module
+
+    budget = current_budget()
     started = time.perf_counter()
     try:
+        if budget is not None:
+            budget.check()  # raises BudgetExceeded (fatal) once the run's budget is spent
         answer = await chat_model.ainvoke(messages, config=config)
     except Exception as exc:
         record.latency_s = time.perf_counter() - started
@@ -195,6 +200,8 @@ async def _complete(
     record.output_tokens = usage.get("output_tokens")
     record.response = content_to_text(getattr(answer, "content", answer))
     record.cache_hit = bool((getattr(answer, "response_metadata", None) or {}).get("crsim_cache_hit"))
+    if budget is not None and not record.cache_hit:
+        budget.charge(model, record.input_tokens, record.output_tokens)
     return record, record.response
 
 

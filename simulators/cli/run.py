@@ -9,6 +9,7 @@ status 2 instead of a traceback.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from pathlib import Path
@@ -118,10 +119,17 @@ def _run(cfg: Any) -> Any:
     recommender = instantiate(cfg.recommender, catalog=setup.recommender_catalog, _convert_="partial")
     seeker = instantiate(cfg.seeker, _convert_="partial")
 
+    from agents.llm.budget import RunBudget
+
+    limits = cfg.get("budget") or {}
+    budget = RunBudget(max_tokens=limits.get("max_tokens"), max_cost_usd=limits.get("max_cost_usd"))
     summary = asyncio.run(run_episodes(
         setup, recommender, seeker, episodes=cfg.episodes, max_turns=cfg.max_turns, seed=cfg.seed,
         concurrency=cfg.concurrency, run_dir=run_dir, config_hash=digest, progress=cfg.progress,
+        budget=budget,
     ))
+    usage = summary.usage or {}
+    (run_dir / "llm_usage.json").write_text(json.dumps(usage, indent=2) + "\n", encoding="utf-8")
     console = table_console()
     for problem in summary.problems:
         console.print(f"[yellow]skipped log line[/] {problem}", markup=True, highlight=False)
@@ -130,6 +138,12 @@ def _run(cfg: Any) -> Any:
     plot_metrics_vs_turn({HydraConfig.get().job.override_dirname or "run": frame}, run_dir / "metrics.png")
     name = HydraConfig.get().job.override_dirname or "run"
     note = f"ran {summary.ran}, resumed {summary.skipped}, errors {summary.errors}"
+    if usage.get("calls"):
+        note += (f"; LLM {usage['calls']} calls, {usage['input_tokens']}+{usage['output_tokens']} tokens, "
+                 f"${usage['cost_usd']:.4f}" + (f" ({usage['unpriced_calls']} unpriced)" if usage["unpriced_calls"] else ""))
+    if summary.not_started or usage.get("exhausted"):
+        ended = sum(1 for e in summary.episodes if e.termination.value == "budget")
+        note += f"; BUDGET EXHAUSTED: {ended} episodes ended on it, {summary.not_started} not started"
     if HydraConfig.get().mode == RunMode.MULTIRUN:  # the sweep's comparison table follows at the end
         final = frame[(frame.turn == cfg.max_turns) & (frame.metric == "hits@10")]
         hits = f"hits@10 at turn {cfg.max_turns}: {final['mean'].iloc[0]:.3f}" if len(final) else ""
