@@ -214,6 +214,13 @@ class _Server(ThreadingHTTPServer):
     block_on_close = False  # a handler still delaying must not block stop()
     stub: OpenAIStubServer
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients dropping pooled keep-alive connections is normal; anything else is printed."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)
+
 
 class OpenAIStubServer:
     """The server, its script and its request log. Use as a context manager or `openai_stub`."""

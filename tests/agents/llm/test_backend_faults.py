@@ -12,14 +12,14 @@ from __future__ import annotations
 import time
 
 import pytest
-from openai_stub_server import (  # noqa: F401 - fixture
+
+from openai_stub_server import (
     SCRIPTED,
     Reply,
     always,
     crsim_responder,
     first_n,
     malformed_body,
-    openai_stub,
     rate_limited,
     run_llm_episode,
     server_error,

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from openai_stub_server import SCRIPTED, openai_stub, run_llm_episode  # noqa: F401 - fixture
+from openai_stub_server import SCRIPTED, run_llm_episode
 
 from agents.llm import backends
 from agents.llm.backends import NO_KEY, MissingAPIKeyError

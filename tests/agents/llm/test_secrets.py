@@ -18,16 +18,15 @@ from pathlib import Path
 
 import pytest
 from omegaconf import OmegaConf
-from openai_stub_server import (  # noqa: F401 - fixture
+
+from openai_stub_server import (
     Reply,
     crsim_responder,
     first_n,
-    openai_stub,
     rate_limited,
     run_llm_episode,
 )
 
-from agents.llm import backends
 from simulators.runner import RunLogs
 
 SECRET = "sk-test-SECRET-123"
