@@ -39,7 +39,7 @@ def offline() -> None:
 def openai(model: str, base_url: str | None = None, temperature: float | None = 0.0,
            timeout: float = 30, max_retries: int = 2, api_key_env: str | None = "OPENAI_API_KEY",
            max_tokens: int | None = None, seed: int | None = None, cache: bool = False,
-           cache_dir: str | None = None, **extra: Any) -> Any:
+           cache_dir: str | None = None, max_concurrency: int | None = None, **extra: Any) -> Any:
     """`llm=openai`: langchain-openai's `ChatOpenAI`, for the OpenAI API or any compatible server.
 
     `base_url` None means the OpenAI API (or `$OPENAI_BASE_URL`), which needs the key in
@@ -61,14 +61,14 @@ def openai(model: str, base_url: str | None = None, temperature: float | None = 
     chat = ChatOpenAI(model=model, base_url=base_url, api_key=key, temperature=temperature,
                       timeout=timeout, max_retries=max_retries, max_tokens=max_tokens, seed=seed,
                       **extra)
-    return cached(chat, cache, cache_dir)
+    return cached(limited(chat, max_concurrency), cache, cache_dir)
 
 
 def litellm(model: str, api_base: str | None = None, temperature: float | None = 0.0,
             timeout: float = 30, max_retries: int = 2, api_key_env: str | None = None,
             max_tokens: int | None = None, seed: int | None = None,
             retry_initial_delay: float = 0.5, cache: bool = False, cache_dir: str | None = None,
-            **extra: Any) -> Any:
+            max_concurrency: int | None = None, **extra: Any) -> Any:
     """`llm=litellm`: any provider litellm supports, `model` spelled `provider/name`.
 
     `api_key_env` None lets litellm read the provider's usual variable (OPENAI_API_KEY,
@@ -85,7 +85,14 @@ def litellm(model: str, api_base: str | None = None, temperature: float | None =
     chat = LiteLLMChat(model=model, api_base=api_base, api_key=key, temperature=temperature,
                        timeout=timeout, max_retries=max_retries, max_tokens=max_tokens, seed=seed,
                        retry_initial_delay=retry_initial_delay, model_kwargs=extra)
-    return cached(chat, cache, cache_dir)
+    return cached(limited(chat, max_concurrency), cache, cache_dir)
+
+
+def limited(chat_model: Any, max_concurrency: int | None) -> Any:
+    """At most `max_concurrency` requests in flight to this backend (None: no bound)."""
+    from agents.llm.limits import limited as limit
+
+    return limit(chat_model, max_concurrency)
 
 
 def cached(chat_model: Any, cache: bool, cache_dir: str | None) -> Any:

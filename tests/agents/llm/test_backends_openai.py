@@ -58,7 +58,8 @@ def test_config_group_instantiates(openai_stub):
             "seeker.llm.model=stub-model", "+seeker.llm.top_p=0.5"])
     cached = instantiate(cfg.seeker.llm)
     assert type(cached).__name__ == "CachedChatModel"  # the configs switch the response cache on
-    model = cached.inner
+    assert type(cached.inner).__name__ == "LimitedChatModel" and cached.inner.max_concurrency == 32
+    model = cached.inner.inner
     assert (type(model).__name__, model.model_name, model.top_p) == ("ChatOpenAI", "stub-model", 0.5)
     assert model.openai_api_base == openai_stub.url
 
