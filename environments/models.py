@@ -135,6 +135,9 @@ class LLMCallSummary(_Model):
     ok: bool = Field(description="Whether the answer parsed (possibly after repair).")
     repaired: bool = Field(default=False, description="Whether a repair attempt was needed.")
     error: str | None = Field(default=None, description="Parse/transport error, if any.")
+    input_tokens: int | None = Field(default=None, description="Prompt tokens, if reported.")
+    output_tokens: int | None = Field(default=None, description="Completion tokens, if reported.")
+    cache_hit: bool = Field(default=False, description="Answered from the response cache.")
 
 
 class Episode(_Model):

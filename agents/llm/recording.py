@@ -53,6 +53,9 @@ class LLMCallRecord(BaseModel):
             ok=self.ok,
             repaired=self.repaired,
             error=self.error,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cache_hit=self.cache_hit,
         )
 
 

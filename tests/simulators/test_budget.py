@@ -47,6 +47,8 @@ def test_spent_budget_ends_the_running_episode_and_starts_no_new_one(tiny_catalo
     assert summary.not_started == 2 and "budget exhausted" in summary.episodes[1].error
     assert stub.count - requests_before == budget.calls  # nothing was sent once the budget was spent
     assert summary.usage["exhausted"] and summary.usage["input_tokens"] == budget.input_tokens
+    logged = sum((c.input_tokens or 0) + (c.output_tokens or 0) for e in summary.episodes for c in e.llm_calls)
+    assert logged == budget.tokens  # per-episode token totals add up to the run's
 
 
 def test_resume_reruns_episodes_that_ended_on_the_budget(tiny_catalog, hash_encoder, tmp_path):
