@@ -52,12 +52,17 @@ class EpisodeState(TypedDict, total=False):
     termination: TerminationReason
 
 
+async def _act(ctx: EpisodeContext, role: str, agent: Any, observation: Any, memory: dict[str, Any]) -> Any:
+    """Let `agent` move, time it, and apply the move: (step result, agent's new memory)."""
+    started = time.perf_counter()
+    action, memory = await agent.respond(observation, memory)
+    ctx.seconds[role].append(time.perf_counter() - started)
+    return ctx.env.step(action), memory
+
+
 async def seeker_turn(state: EpisodeState, runtime: Runtime[EpisodeContext]) -> dict[str, Any]:
     ctx = runtime.context
-    started = time.perf_counter()
-    action, memory = await ctx.seeker.respond(state["seeker_obs"], state["seeker_state"])
-    ctx.seconds["seeker"].append(time.perf_counter() - started)
-    result = ctx.env.step(action)
+    result, memory = await _act(ctx, "seeker", ctx.seeker, state["seeker_obs"], state["seeker_state"])
     update: dict[str, Any] = {"seeker_state": memory, "recommender_obs": result.observation}
     if result.terminated:
         accepted = result.info.get("accepted")
@@ -67,10 +72,8 @@ async def seeker_turn(state: EpisodeState, runtime: Runtime[EpisodeContext]) -> 
 
 async def recommender_turn(state: EpisodeState, runtime: Runtime[EpisodeContext]) -> dict[str, Any]:
     ctx = runtime.context
-    started = time.perf_counter()
-    action, memory = await ctx.recommender.respond(state["recommender_obs"], state["recommender_state"])
-    ctx.seconds["recommender"].append(time.perf_counter() - started)
-    result = ctx.env.step(action)
+    result, memory = await _act(ctx, "recommender", ctx.recommender, state["recommender_obs"],
+                                state["recommender_state"])
     turn = state["turn"] + 1
     update: dict[str, Any] = {"recommender_state": memory, "seeker_obs": result.observation, "turn": turn}
     if result.terminated:
