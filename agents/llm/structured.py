@@ -54,6 +54,29 @@ class LLMFatalError(Exception):
     """
 
 
+class LLMConfigError(LLMFatalError):
+    """The backend refused the request as misconfigured (HTTP 401/403/404: key, permission,
+    model name). Retrying or falling back offline would hide it: every later call would
+    fail the same way and the run would quietly become an offline run."""
+
+
+CONFIG_STATUS = frozenset({401, 403, 404})
+
+
+def http_status(exc: BaseException) -> int | None:
+    """The HTTP status behind an exception, looking through wrappers (langchain-openai
+    wraps the openai SDK's errors; litellm maps providers' errors to its own)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        status = getattr(current, "status_code", None)
+        if isinstance(status, int):
+            return status
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
 @lru_cache(maxsize=256)
 def json_instruction(output_model: type[BaseModel]) -> str:
     """The request for a bare JSON object, with the output model's compact schema."""
@@ -193,6 +216,8 @@ async def _complete(
         _record_failure(record, reason)
         if isinstance(exc, LLMFatalError):
             raise
+        if http_status(exc) in CONFIG_STATUS:
+            raise LLMConfigError(f"LLM step {step!r}: {reason}") from exc
         raise LLMStepError(step, reason) from exc
     record.latency_s = time.perf_counter() - started
     usage = getattr(answer, "usage_metadata", None) or {}
