@@ -8,6 +8,7 @@ similarity is word overlap. `make_episode` builds a logged episode from target r
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -15,8 +16,12 @@ import sys
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 
 from environments.catalog import Catalog
 from environments.models import (
@@ -88,3 +93,58 @@ CRSIM = str(Path(sys.executable).parent / "crsim")
 def crsim(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([CRSIM, *args], cwd=cwd, env={**os.environ, **(env or {})},
                           capture_output=True, text=True, timeout=900)
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Answers each crsim prompt with a fixed, recognisable JSON object, as a model would:
+    by looking at which prompt it got. `broken_seeker` answers the seeker prompt with
+    garbage, so the repair-then-fallback path runs."""
+
+    broken_seeker: bool = False
+    calls: int = 0
+    prompts: list[str] = []
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                  **kwargs: Any) -> ChatResult:
+        self.calls += 1
+        system = str(messages[0].content)
+        self.prompts.append(system)
+        if "summarise customer reviews" in system:
+            answer = json.dumps({"summary": "Reviewers loved the food."})
+        elif "conversational recommender" in system:
+            answer = json.dumps({"question": "SCRIPTED: which cuisine?", "aspect": "cuisine"})
+        elif self.broken_seeker:
+            answer = "I think... {not json"
+        else:
+            answer = json.dumps({"answer": "SCRIPTED: something spicy", "has_preference": True})
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=answer))])
+
+
+def run_llm_episode(model: Any, catalog: Any, encoder: Any, *, max_turns: int = 2) -> Any:
+    """One episode (popularity recommender, target-biased seeker) with every step on `model`.
+
+    Returns the `EpisodeOutcome` (episode plus full `LLMCallRecord`s). Per 2 turns the
+    steps are: summarize_reviews x1, seeker_answer x2, clarify_question x2.
+    """
+    import asyncio
+
+    from agents.base import GraphAgent
+    from agents.recommenders.popularity import build as build_popularity
+    from agents.seekers.target_biased import SeekerContext, build_graph
+    from agents.steps.seeker_answer import SeekerAnswerStep
+    from agents.steps.summarize import SummarizeReviewsStep
+    from environments.models import Role
+    from environments.single_target import SingleTargetSetup
+    from simulators.episode import run_episode
+
+    setup = SingleTargetSetup(catalog, target_pool_size=5)
+    recommender = build_popularity(setup.recommender_catalog, llm=model)
+    steps = SeekerContext(SeekerAnswerStep(model, "seeker", encoder=encoder),
+                          SummarizeReviewsStep(model, "seeker"), 3)
+    seeker = GraphAgent(Role.seeker, build_graph(), steps, memory_keys=("facts", "stated"))
+    return asyncio.run(run_episode(setup, recommender, seeker, index=0, run_seed=0,
+                                   max_turns=max_turns, config_hash="stub"))

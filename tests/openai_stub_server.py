@@ -289,32 +289,6 @@ class OpenAIStubServer:
 
 # --- A crsim episode through a chat model -------------------------------------------------
 
-def run_llm_episode(model: Any, catalog: Any, encoder: Any, *, max_turns: int = 2) -> Any:
-    """One episode (popularity recommender, target-biased seeker) with every step on `model`.
-
-    Returns the `EpisodeOutcome` (episode plus full `LLMCallRecord`s). Per 2 turns the
-    steps are: summarize_reviews x1, seeker_answer x2, clarify_question x2.
-    """
-    import asyncio
-
-    from agents.base import GraphAgent
-    from agents.recommenders.popularity import build as build_popularity
-    from agents.seekers.target_biased import SeekerContext, build_graph
-    from agents.steps.seeker_answer import SeekerAnswerStep
-    from agents.steps.summarize import SummarizeReviewsStep
-    from environments.models import Role
-    from environments.single_target import SingleTargetSetup
-    from simulators.episode import run_episode
-
-    setup = SingleTargetSetup(catalog, target_pool_size=5)
-    recommender = build_popularity(setup.recommender_catalog, llm=model)
-    steps = SeekerContext(SeekerAnswerStep(model, "seeker", encoder=encoder),
-                          SummarizeReviewsStep(model, "seeker"), 3)
-    seeker = GraphAgent(Role.seeker, build_graph(), steps, memory_keys=("facts", "stated"))
-    return asyncio.run(run_episode(setup, recommender, seeker, index=0, run_seed=0,
-                                   max_turns=max_turns, config_hash="stub"))
-
-
 @pytest.fixture
 def openai_stub() -> Iterator[OpenAIStubServer]:
     """A started stub (answers every crsim step via `crsim_responder`), stopped afterwards."""

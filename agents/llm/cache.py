@@ -20,18 +20,19 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from agents.llm.hashing import GENERATION_PARAMS, model_name_of, model_params, prompt_hash
+from agents.llm.hashing import prompt_hash
 from agents.llm.parsing import content_to_text
+from agents.llm.wrapping import WrappedChatModel
 
 CACHE_HIT_KEY = "crsim_cache_hit"  # in response_metadata: True when served from disk
 DB_FILE = "responses.sqlite3"
@@ -95,32 +96,12 @@ class ResponseStore:
             return int(db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
 
-def forward_generation_params(cls: type, source: Callable[[Any], dict[str, Any]]) -> None:
-    """Give `cls` one read-only property per `GENERATION_PARAMS` name, read from `source(self)`.
-
-    `hashing.model_params` reads those attributes, so a wrapper that forwards them hashes
-    exactly like the model it stands for.
-    """
-    for name in GENERATION_PARAMS:
-        setattr(cls, name, property(lambda self, _n=name: source(self).get(_n)))
-
-
-class CachedChatModel(BaseChatModel):
+class CachedChatModel(WrappedChatModel):
     """`inner`, with every successful answer kept on disk under its prompt hash."""
 
-    inner: BaseChatModel
+    wrapper_kind: ClassVar[str] = "cached"
     directory: str | None = None  # None: default_cache_dir()
-
-    @property
-    def _llm_type(self) -> str:
-        return f"crsim-cached-{self.inner._llm_type}"
-
-    @property
-    def model_name(self) -> str:
-        return model_name_of(self.inner)
-
     _store: ResponseStore | None = PrivateAttr(default=None)
-    _params: dict[str, Any] | None = PrivateAttr(default=None)
 
     @property
     def store(self) -> ResponseStore:
@@ -130,7 +111,7 @@ class CachedChatModel(BaseChatModel):
 
     def cache_key(self, messages: list[BaseMessage], stop: Any = None, **kwargs: Any) -> str:
         """The prompt hash; per-call `stop`/kwargs (rare) join the params so they count."""
-        params = {**_inner_params(self), **kwargs}
+        params = {**self.inner_params(), **kwargs}
         if stop is not None:
             params["stop"] = stop
         return prompt_hash(self.model_name, messages, params)
@@ -158,16 +139,6 @@ class CachedChatModel(BaseChatModel):
         if keep is not None:
             await asyncio.to_thread(self.store.put, key, self.model_name, keep)
         return result
-
-
-def _inner_params(self: CachedChatModel) -> dict[str, Any]:
-    """The inner model's generation params, read once (hashing asks for each one, per call)."""
-    if self._params is None:
-        self._params = model_params(self.inner)
-    return self._params
-
-
-forward_generation_params(CachedChatModel, _inner_params)
 
 
 def _split(answer: BaseMessage) -> tuple[dict[str, Any] | None, ChatResult]:

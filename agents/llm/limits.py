@@ -12,31 +12,21 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from agents.llm.cache import forward_generation_params
-from agents.llm.hashing import model_name_of, model_params
+from agents.llm.wrapping import WrappedChatModel
 
 
-class LimitedChatModel(BaseChatModel):
-    inner: BaseChatModel
+class LimitedChatModel(WrappedChatModel):
+    wrapper_kind: ClassVar[str] = "limited"
     max_concurrency: int
-    _params: dict[str, Any] | None = PrivateAttr(default=None)
     _sync_gate: threading.BoundedSemaphore | None = PrivateAttr(default=None)
     _async_gates: dict[int, asyncio.Semaphore] = PrivateAttr(default_factory=dict)
-
-    @property
-    def _llm_type(self) -> str:
-        return f"crsim-limited-{self.inner._llm_type}"
-
-    @property
-    def model_name(self) -> str:
-        return model_name_of(self.inner)
 
     def _async_gate(self) -> asyncio.Semaphore:
         """One semaphore per event loop: a sweep runs each Hydra job in its own loop."""
@@ -59,15 +49,6 @@ class LimitedChatModel(BaseChatModel):
         async with self._async_gate():
             answer = await self.inner.ainvoke(messages, stop=stop, **kwargs)
         return ChatResult(generations=[ChatGeneration(message=answer)])
-
-
-def _inner_params(self: LimitedChatModel) -> dict[str, Any]:
-    if self._params is None:
-        self._params = model_params(self.inner)
-    return self._params
-
-
-forward_generation_params(LimitedChatModel, _inner_params)
 
 
 def limited(chat_model: BaseChatModel, max_concurrency: int | None) -> BaseChatModel:

