@@ -181,4 +181,5 @@ class Environment(ABC):
 
     @abstractmethod
     def evaluation(self) -> dict[str, Any]:
-        """Everything the evaluator needs (ground truth, per-turn rankings). Never shown to agents."""
+        """Everything the evaluator needs (ground truth, per-turn rankings, the full transcript
+        with private notes). Never shown to agents."""

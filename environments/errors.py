@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -22,3 +23,17 @@ class CatalogError(CrsimError):
         if field:
             where += f", field '{field}'"
         super().__init__(f"{where}: {message}")
+
+
+def causes(exc: BaseException) -> Iterator[BaseException]:
+    """`exc` and what it wraps (`__cause__`, else `__context__`), outermost first.
+
+    Libraries wrap errors (Hydra wraps a factory's exception, langchain-openai wraps the
+    openai SDK's); callers that care about the original look through the chain.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        yield current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__

@@ -128,7 +128,7 @@ class SingleTargetEnvironment(Environment):
     def evaluation(self) -> dict[str, Any]:
         assert self._slot is not None and self._profile is not None
         return {"target_item": self._slot.item_id, "profile": self._profile.log_view(),
-                "rankings": list(self.rankings)}
+                "rankings": list(self.rankings), "turns": list(self.dialogue.transcript())}
 
     # -------------------------------------------------------------- moves
     def _seeker_step(self, reply: SeekerReply) -> StepResult:

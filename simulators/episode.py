@@ -139,11 +139,11 @@ async def run_episode(setup: Any, recommender: Any, seeker: Any, *, index: int, 
         evaluation = env.evaluation()
     except Exception:  # noqa: BLE001 - reset itself may have failed
         evaluation = {}
-    turns = list(getattr(getattr(env, "dialogue", None), "transcript", lambda: ())())
     episode = Episode(
         id=episode_id(run_seed, index), index=index, config_hash=config_hash, seed=seed,
         environment=getattr(env, "name", type(env).__name__), target_item=evaluation.get("target_item"),
-        profile=evaluation.get("profile", {}), turns=turns, rankings=evaluation.get("rankings", []),
+        profile=evaluation.get("profile", {}), turns=evaluation.get("turns", []),
+        rankings=evaluation.get("rankings", []),
         termination=termination, llm_calls=summaries(recorder.records), error=error,
     )
     return EpisodeOutcome(episode, dict(ctx.seconds), list(recorder.records))

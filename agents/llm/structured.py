@@ -28,6 +28,7 @@ from agents.llm.hashing import message_dicts, model_name_of, model_params, promp
 from agents.llm.parsing import OutputParseError, content_to_text, parse_model
 from agents.llm.recording import LLMCallRecord, record_call
 from agents.prompts import PromptTemplate
+from environments.errors import causes
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -66,14 +67,10 @@ CONFIG_STATUS = frozenset({401, 403, 404})
 def http_status(exc: BaseException) -> int | None:
     """The HTTP status behind an exception, looking through wrappers (langchain-openai
     wraps the openai SDK's errors; litellm maps providers' errors to its own)."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        status = getattr(current, "status_code", None)
+    for cause in causes(exc):
+        status = getattr(cause, "status_code", None)
         if isinstance(status, int):
             return status
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
     return None
 
 

@@ -89,14 +89,9 @@ def run_experiment(cfg: Any) -> Any:
 
 def user_error(exc: BaseException, kind: type[Exception]) -> BaseException | None:
     """The `kind` error behind `exc`, if any: Hydra wraps factory errors in its own exception."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, kind):
-            return current
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return None
+    from environments.errors import causes
+
+    return next((cause for cause in causes(exc) if isinstance(cause, kind)), None)
 
 
 def _run(cfg: Any) -> Any:
