@@ -25,7 +25,22 @@ config groups:  environment, recommender, seeker, llm@recommender.llm, llm@seeke
 output:         hydra.run.dir=DIR (re-running into the same DIR resumes: finished
                 episodes with the same config are skipped), hydra.sweep.dir=DIR
 plug-ins:       hydra.searchpath=[file:///path/to/your/conf] recommender=your_recommender
+
+  replay LOG [options]      re-score, render, re-execute a logged run, or re-run one side
+                            against the other's logged turns (crsim replay --help)
+  report DIR                tables with 95% CIs, paired comparisons, plots and a static HTML
+                            episode browser for a run or a whole sweep (crsim report --help)
+  data import FORMAT ...    convert a public dataset (yelp, amazon2018, amazon2023, redial,
+                            movielens, imdb-reviews, cpcd, products) into a catalog directory
+  data info DIR             summarise a catalog directory (crsim data --help)
 """
+
+#: command -> module with a `main(argv) -> int`; imported only when the command runs.
+SUBCOMMANDS = {
+    "replay": "simulators.cli.replay",
+    "report": "simulators.cli.report",
+    "data": "simulators.cli.data",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,6 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         from simulators.cli.run import run_hydra
 
         return run_hydra(rest)
+    if command in SUBCOMMANDS:
+        import importlib
+
+        return importlib.import_module(SUBCOMMANDS[command]).main(rest)
     print(f"crsim: unknown command '{command}'\n", file=sys.stderr)
     print(HELP, end="", file=sys.stderr)
     return 2
