@@ -15,7 +15,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 CATALOG_SCHEMA_VERSION = 1
-EPISODE_SCHEMA_VERSION = 1
+EPISODE_SCHEMA_VERSION = 2
+"""2: `LLMCallSummary.cost_usd` added. Version-1 logs still load (see `simulators.logs`)."""
 
 AttributeValue = str | list[str]
 
@@ -138,6 +139,7 @@ class LLMCallSummary(_Model):
     input_tokens: int | None = Field(default=None, description="Prompt tokens, if reported.")
     output_tokens: int | None = Field(default=None, description="Completion tokens, if reported.")
     cache_hit: bool = Field(default=False, description="Answered from the response cache.")
+    cost_usd: float | None = Field(default=None, description="USD, if the model is priced (0 for cache hits).")
 
 
 class Episode(_Model):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -71,11 +71,11 @@ def read_records(path: Path, model: type[M]) -> tuple[list[M], list[LogProblem]]
         except json.JSONDecodeError as exc:
             problems.append(LogProblem(path, line_no, f"not valid JSON ({exc.msg}); cut or corrupted line"))
             continue
-        version = data.get("schema_version") if isinstance(data, dict) else None
-        if model is Episode and version != EPISODE_SCHEMA_VERSION:
-            problems.append(LogProblem(path, line_no, f"episode schema version {version!r}; this crsim reads "
-                                                      f"version {EPISODE_SCHEMA_VERSION}"))
-            continue
+        if model is Episode:
+            data, problem = upgrade_episode(data)
+            if problem:
+                problems.append(LogProblem(path, line_no, problem))
+                continue
         try:
             records.append(model.model_validate(data))
         except ValidationError as exc:
@@ -83,6 +83,34 @@ def read_records(path: Path, model: type[M]) -> tuple[list[M], list[LogProblem]]
             field = ".".join(map(str, first["loc"]))
             problems.append(LogProblem(path, line_no, f"field '{field}': {first['msg']}"))
     return records, problems
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 only added optional fields (`LLMCallSummary.cost_usd`): relabel."""
+    return {**data, "schema_version": 2}
+
+
+# Episode schema version -> step to the next version. Every older version a released crsim
+# wrote stays readable by chaining these; a change that cannot be upgraded is refused.
+EPISODE_UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+
+
+def upgrade_episode(data: Any) -> tuple[Any, str | None]:
+    """An episode record brought to `EPISODE_SCHEMA_VERSION`, or a message saying why not."""
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if version == EPISODE_SCHEMA_VERSION:
+        return data, None
+    readable = f"this crsim reads episode schema versions 1 to {EPISODE_SCHEMA_VERSION}"
+    if not isinstance(version, int) or isinstance(version, bool):
+        return data, f"field 'schema_version': missing or not a number ({version!r}); {readable}"
+    if version > EPISODE_SCHEMA_VERSION:
+        return data, f"episode schema version {version} was written by a newer crsim; {readable}"
+    while version in EPISODE_UPGRADES:
+        data = EPISODE_UPGRADES[version](data)
+        version = data["schema_version"]
+    if version != EPISODE_SCHEMA_VERSION:
+        return data, f"episode schema version {version} cannot be read; {readable}"
+    return data, None
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:

@@ -21,7 +21,7 @@ import yaml
 from environments.errors import CrsimError
 from environments.models import Episode
 from simulators.logs import LogProblem, read_episodes
-from simulators.sweep_summary import job_label, job_overrides
+from simulators.sweep_summary import job_labels, job_overrides
 
 EPISODES_FILE = "episodes.jsonl"
 LLM_CALLS_FILE = "llm_calls.jsonl"
@@ -49,7 +49,8 @@ class LoggedRun:
         if self.config and isinstance(self.config.get("max_turns"), int):
             return int(self.config["max_turns"])
         deepest = [r.turn for e in self.episodes for r in e.rankings]
-        deepest += [sum(1 for t in e.turns if t.role.value == "recommender") for e in self.episodes]
+        deepest += [sum(1 for t in e.turns if t.role.value == "recommender" and not t.metadata.get("opening"))
+                    for e in self.episodes]  # the environment's opening question ranks nothing
         return max(deepest, default=1) or 1
 
     @property
@@ -121,15 +122,8 @@ def load_runs(path: Path | str) -> list[LoggedRun]:
     logs = find_logs(path)
     if len(logs) == 1:
         return [_load(logs[0], _single_label(logs[0]))]
-    per_run = [set(job_overrides(log.parent)) for log in logs]
-    shared = frozenset(set.intersection(*per_run))
-    labels = [job_label(log.parent, path, shared) for log in logs]
-    runs = []
-    for log, label in zip(logs, labels, strict=True):
-        if labels.count(label) > 1:
-            label = f"{label} [{log.parent.relative_to(path).as_posix()}]"
-        runs.append(_load(log, label))
-    return runs
+    labels = job_labels([log.parent for log in logs], path)
+    return [_load(log, label) for log, label in zip(logs, labels, strict=True)]
 
 
 def _single_label(log: Path) -> str:

@@ -21,6 +21,7 @@ from rich.text import Text
 from simulators.metrics import higher_is_better
 from simulators.plots import plot_metrics_vs_turn
 from simulators.results import format_cell, read_results_csv, table_console, write_results_csv
+from simulators.usage import has_usage, read_usage_csv, render_usage_table
 
 FINAL_TURN_METRICS: tuple[str, ...] = ("hits@1", "hits@5", "hits@10", "mrr", "avg_position")
 
@@ -46,6 +47,16 @@ def job_label(job_dir: Path, sweep_dir: Path, shared: frozenset[str] = frozenset
     return job_dir.relative_to(sweep_dir).as_posix() or "."
 
 
+def job_labels(job_dirs: Sequence[Path], sweep_dir: Path) -> list[str]:
+    """Labels for the jobs of one sweep: overrides all of them share are left out, and two
+    jobs that would get the same label get their subdir appended so they never merge."""
+    per_job = [set(job_overrides(d)) for d in job_dirs]
+    shared = frozenset(set.intersection(*per_job)) if len(job_dirs) > 1 else frozenset()
+    labels = [job_label(d, sweep_dir, shared) for d in job_dirs]
+    return [f"{label} [{d.relative_to(sweep_dir).as_posix()}]" if labels.count(label) > 1 else label
+            for label, d in zip(labels, job_dirs, strict=True)]
+
+
 def collect_sweep(sweep_dir: Path | str) -> pd.DataFrame:
     """All jobs' `results.csv` under `sweep_dir`, concatenated with a leading `config` column.
 
@@ -57,19 +68,22 @@ def collect_sweep(sweep_dir: Path | str) -> pd.DataFrame:
     files = sorted(p for p in sweep_dir.rglob("results.csv") if p.parent != sweep_dir)
     if not files:
         raise FileNotFoundError(f"no <job>/results.csv found under {sweep_dir}")
-    per_job = [set(job_overrides(f.parent)) for f in files]
-    shared = frozenset(set.intersection(*per_job)) if len(files) > 1 else frozenset()
-    labelled: list[tuple[str, Path]] = [(job_label(f.parent, sweep_dir, shared), f) for f in files]
-    counts = pd.Series([label for label, _ in labelled]).value_counts()
     frames = []
-    for label, file in labelled:
-        if counts[label] > 1:
-            label = f"{label} [{file.parent.relative_to(sweep_dir).as_posix()}]"
+    for label, file in zip(job_labels([f.parent for f in files], sweep_dir), files, strict=True):
         df = read_results_csv(file)
         df.insert(0, "config", label)
         frames.append(df)
     out = pd.concat(frames, ignore_index=True)
     return out.sort_values(["config", "turn"], kind="stable").reset_index(drop=True)
+
+
+def collect_usage(sweep_dir: Path) -> dict[str, pd.DataFrame]:
+    """Each job's `usage.csv`, labelled like its results (jobs without one are left out)."""
+    files = sorted(p for p in sweep_dir.rglob("usage.csv") if p.parent != sweep_dir)
+    if not files:
+        return {}
+    labels = job_labels([f.parent for f in files], sweep_dir)
+    return {label: read_usage_csv(f) for label, f in zip(labels, files, strict=True)}
 
 
 def _cell(rows: pd.DataFrame, metric: str) -> tuple[str, float]:
@@ -140,6 +154,9 @@ def summarize_sweep(
     plot_metrics_vs_turn(frames, sweep_dir / "summary.png", metrics=metrics)
     console = console or table_console()
     console.print(render_comparison_table(df, title=f"Sweep {sweep_dir}"))
+    usage = collect_usage(sweep_dir)
+    if any(has_usage(frame) for frame in usage.values()):
+        console.print(render_usage_table(usage, title="LLM usage per configuration"))
     console.print(f"wrote {sweep_dir / 'summary.csv'} and {sweep_dir / 'summary.png'}")
     return df
 

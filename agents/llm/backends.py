@@ -39,7 +39,8 @@ def offline() -> None:
 def openai(model: str, base_url: str | None = None, temperature: float | None = 0.0,
            timeout: float = 30, max_retries: int = 2, api_key_env: str | None = "OPENAI_API_KEY",
            max_tokens: int | None = None, seed: int | None = None, cache: bool = False,
-           cache_dir: str | None = None, max_concurrency: int | None = None, **extra: Any) -> Any:
+           cache_dir: str | None = None, max_concurrency: int | None = None,
+           structured_output: str | None = None, **extra: Any) -> Any:
     """`llm=openai`: langchain-openai's `ChatOpenAI`, for the OpenAI API or any compatible server.
 
     `base_url` None means the OpenAI API (or `$OPENAI_BASE_URL`), which needs the key in
@@ -47,9 +48,11 @@ def openai(model: str, base_url: str | None = None, temperature: float | None = 
     unset (or when `api_key_env` is None, so a real key is never sent to it).
     `max_retries` is the openai SDK's: it retries 408/409/429/5xx, timeouts and dropped
     connections with exponential backoff (0.5 s doubling to 8 s), honouring Retry-After.
+    `structured_output` (`json_schema`, `json_object` or None) picks the provider-native
+    JSON mode sent with each language step's request (`structured.response_format_for`).
     `extra` goes to `ChatOpenAI` unchanged (e.g. `top_p`, `model_kwargs`).
     """
-    from langchain_openai import ChatOpenAI
+    from agents.llm.openai_chat import crsim_chat_openai
 
     target = base_url or os.environ.get("OPENAI_BASE_URL")
     key = api_key(api_key_env, required=_is_openai(target), backend="openai")
@@ -58,9 +61,9 @@ def openai(model: str, base_url: str | None = None, temperature: float | None = 
         # such as llama.cpp's ignore (they then generate until the context is full): send
         # the classic field too.
         extra["extra_body"] = {"max_tokens": max_tokens, **(extra.get("extra_body") or {})}
-    chat = ChatOpenAI(model=model, base_url=base_url, api_key=key, temperature=temperature,
-                      timeout=timeout, max_retries=max_retries, max_tokens=max_tokens, seed=seed,
-                      **extra)
+    chat = crsim_chat_openai(model=model, base_url=base_url, api_key=key, temperature=temperature,
+                             timeout=timeout, max_retries=max_retries, max_tokens=max_tokens, seed=seed,
+                             structured_output=structured_output, **extra)
     return cached(limited(chat, max_concurrency), cache, cache_dir)
 
 
@@ -68,13 +71,15 @@ def litellm(model: str, api_base: str | None = None, temperature: float | None =
             timeout: float = 30, max_retries: int = 2, api_key_env: str | None = None,
             max_tokens: int | None = None, seed: int | None = None,
             retry_initial_delay: float = 0.5, cache: bool = False, cache_dir: str | None = None,
-            max_concurrency: int | None = None, **extra: Any) -> Any:
+            max_concurrency: int | None = None, structured_output: str | None = None,
+            **extra: Any) -> Any:
     """`llm=litellm`: any provider litellm supports, `model` spelled `provider/name`.
 
     `api_key_env` None lets litellm read the provider's usual variable (OPENAI_API_KEY,
     ANTHROPIC_API_KEY, ...); named, the variable must be set unless `api_base` is a
     self-hosted server. With an `api_base` and no key at all, a placeholder is sent
-    (OpenAI-compatible clients refuse to start without one). `extra` goes to
+    (OpenAI-compatible clients refuse to start without one). `structured_output` as for
+    `openai` (litellm drops `response_format` for providers without it). `extra` goes to
     `litellm.acompletion` on every call.
     """
     from agents.llm.litellm_chat import LiteLLMChat
@@ -84,7 +89,8 @@ def litellm(model: str, api_base: str | None = None, temperature: float | None =
         key = NO_KEY
     chat = LiteLLMChat(model=model, api_base=api_base, api_key=key, temperature=temperature,
                        timeout=timeout, max_retries=max_retries, max_tokens=max_tokens, seed=seed,
-                       retry_initial_delay=retry_initial_delay, model_kwargs=extra)
+                       retry_initial_delay=retry_initial_delay, structured_output=structured_output,
+                       model_kwargs=extra)
     return cached(limited(chat, max_concurrency), cache, cache_dir)
 
 

@@ -52,9 +52,10 @@ class RunBudget:
         if self.exhausted:
             raise BudgetExceeded(f"run budget exhausted: {self.describe()}")
 
-    def charge(self, model: str, input_tokens: int | None, output_tokens: int | None) -> None:
+    def charge(self, model: str, input_tokens: int | None, output_tokens: int | None) -> float | None:
+        """Count one call against the budget; returns its cost (None: model not priced)."""
         tokens_in, tokens_out = input_tokens or 0, output_tokens or 0
-        cost = price(model, tokens_in, tokens_out) if (tokens_in or tokens_out) else 0.0
+        cost = call_cost(model, tokens_in, tokens_out)
         with self._lock:
             self.calls += 1
             self.input_tokens += tokens_in
@@ -63,6 +64,7 @@ class RunBudget:
                 self.unpriced_calls += 1
             else:
                 self.cost_usd += cost
+        return cost
 
     def describe(self) -> str:
         limits = []
@@ -76,6 +78,13 @@ class RunBudget:
         return {"calls": self.calls, "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
                 "cost_usd": round(self.cost_usd, 6), "unpriced_calls": self.unpriced_calls,
                 "max_tokens": self.max_tokens, "max_cost_usd": self.max_cost_usd, "exhausted": self.exhausted}
+
+
+def call_cost(model: str, input_tokens: int | None, output_tokens: int | None) -> float | None:
+    """USD for one call: 0 when no tokens were used, None when the model is not priced."""
+    if not (input_tokens or output_tokens):
+        return 0.0
+    return price(model, input_tokens or 0, output_tokens or 0)
 
 
 def price(model: str, input_tokens: int, output_tokens: int) -> float | None:

@@ -30,7 +30,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from agents.llm.hashing import prompt_hash
+from agents.llm.hashing import DERIVED_REQUEST_ARGS, prompt_hash
 from agents.llm.parsing import content_to_text
 from agents.llm.wrapping import WrappedChatModel
 
@@ -110,8 +110,9 @@ class CachedChatModel(WrappedChatModel):
         return self._store
 
     def cache_key(self, messages: list[BaseMessage], stop: Any = None, **kwargs: Any) -> str:
-        """The prompt hash; per-call `stop`/kwargs (rare) join the params so they count."""
-        params = {**self.inner_params(), **kwargs}
+        """The prompt hash; per-call `stop`/kwargs (rare) join the params so they count,
+        except those derived from what is hashed already (`DERIVED_REQUEST_ARGS`)."""
+        params = {**self.inner_params(), **{k: v for k, v in kwargs.items() if k not in DERIVED_REQUEST_ARGS}}
         if stop is not None:
             params["stop"] = stop
         return prompt_hash(self.model_name, messages, params)

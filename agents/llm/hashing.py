@@ -32,7 +32,12 @@ GENERATION_PARAMS = (
     "n",
     "reasoning_effort",
     "model_kwargs",
+    "structured_output",  # crsim's own: which provider-native JSON mode requests carry
 )
+
+# Per-call request arguments that follow from what is hashed already (the messages and
+# the `structured_output` parameter); keys computed from per-call arguments skip them.
+DERIVED_REQUEST_ARGS = frozenset({"response_format"})
 
 MessageLike = tuple[str, Any] | Any  # (role, content) or a langchain BaseMessage
 

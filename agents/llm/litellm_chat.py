@@ -51,6 +51,7 @@ class LiteLLMChat(BaseChatModel):
     retry_initial_delay: float = Field(default=0.5, description="First backoff in seconds; doubles.")
     retry_max_delay: float = Field(default=8.0, description="Backoff ceiling in seconds.")
     model_kwargs: dict[str, Any] = Field(default_factory=dict, description="Extra acompletion kwargs.")
+    structured_output: str | None = Field(default=None, description="Native JSON mode for language steps.")
 
     @property
     def _llm_type(self) -> str:

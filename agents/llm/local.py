@@ -71,6 +71,7 @@ class LlamaCppChat(BaseChatModel):
     seed: int = 0
     n_ctx: int = 4096
     n_threads: int = 1
+    structured_output: str | None = Field(default=None, description="Native JSON mode for language steps.")
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @property
@@ -84,6 +85,7 @@ class LlamaCppChat(BaseChatModel):
             out = llama.create_chat_completion(
                 messages=[{"role": m["role"], "content": m["content"]} for m in message_dicts(messages)],
                 temperature=self.temperature, max_tokens=self.max_tokens, seed=self.seed, stop=stop or [],
+                response_format=llama_response_format(kwargs.get("response_format")),
             )
         choice = out["choices"][0]["message"].get("content") or ""
         usage = out.get("usage") or {}
@@ -96,15 +98,26 @@ class LlamaCppChat(BaseChatModel):
 
     async def _agenerate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
                          **kwargs: Any) -> ChatResult:
-        return await asyncio.to_thread(self._generate, messages, stop)
+        return await asyncio.to_thread(self._generate, messages, stop, **kwargs)
+
+
+def llama_response_format(response_format: dict[str, Any] | None) -> dict[str, Any] | None:
+    """llama-cpp-python's spelling of an OpenAI `response_format`: it compiles
+    `{"type": "json_object", "schema": ...}` into a grammar that constrains decoding."""
+    if not response_format:
+        return None
+    schema = (response_format.get("json_schema") or {}).get("schema")
+    return {"type": "json_object", **({"schema": schema} if schema else {})}
 
 
 def local(model_path: str | None = None, temperature: float = 0.0, max_tokens: int = 256, seed: int = 0,
-          n_ctx: int = 4096, n_threads: int = 1, cache: bool = False, cache_dir: str | None = None) -> Any:
+          n_ctx: int = 4096, n_threads: int = 1, cache: bool = False, cache_dir: str | None = None,
+          structured_output: str | None = None) -> Any:
     """Hydra factory for `llm=local`; the model loads on first use, not here."""
     from agents.llm.backends import cached
 
     path = Path(model_path).expanduser() if model_path else default_model_path()
     chat = LlamaCppChat(model_path=str(path), model_name=f"local:{path.name}", temperature=temperature,
-                        max_tokens=max_tokens, seed=seed, n_ctx=n_ctx, n_threads=n_threads)
+                        max_tokens=max_tokens, seed=seed, n_ctx=n_ctx, n_threads=n_threads,
+                        structured_output=structured_output)
     return cached(chat, cache, cache_dir)

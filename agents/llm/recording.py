@@ -44,6 +44,7 @@ class LLMCallRecord(BaseModel):
     output_tokens: int | None = Field(default=None, description="Completion tokens, if reported.")
     params: dict[str, Any] = Field(default_factory=dict, description="Generation parameters in the hash.")
     cache_hit: bool = Field(default=False, description="Served from the response cache, not the model.")
+    cost_usd: float | None = Field(default=None, description="USD from litellm's price table; None if unpriced.")
 
     def summary(self) -> LLMCallSummary:
         return LLMCallSummary(
@@ -56,6 +57,7 @@ class LLMCallRecord(BaseModel):
             input_tokens=self.input_tokens,
             output_tokens=self.output_tokens,
             cache_hit=self.cache_hit,
+            cost_usd=self.cost_usd,
         )
 
 

@@ -6,10 +6,16 @@ the step's caller falls back to the offline implementation while the episode log
 the failure. Every request, repairs included, is recorded (`recording.record_call`) with
 its prompt hash, latency and token usage.
 
-Seam for provider-native structured output (a later change): `build_messages` is the
-prompt-side half and `_complete` the transport half; a native path would swap the JSON
-instruction for `chat_model.with_structured_output(output_model)` (or a
-`response_format`) while keeping the recording and the `LLMStepError` contract.
+Provider-native structured output: a backend configured with `structured_output:
+json_schema` (or `json_object`) gets an OpenAI-style `response_format` with every request
+(`response_format_for`), so servers that constrain decoding (OpenAI, vLLM, llama.cpp,
+Ollama) answer with valid JSON; the tolerant parser and the repair stay as the safety net
+for servers that ignore it. The prompt still carries the JSON instruction (and with it
+the schema), so a backend with no native mode gets the same request text, and the
+`response_format` is a function of what is already hashed: the `structured_output`
+parameter and the messages. It is therefore left out of the prompt hash, and the response
+cache and `replay` leave it out of theirs (`DERIVED_REQUEST_ARGS`), so the three keys stay
+equal and the log does not repeat the schema in every record.
 """
 
 from __future__ import annotations
@@ -88,6 +94,29 @@ def json_instruction(output_model: type[BaseModel]) -> str:
     )
 
 
+STRUCTURED_OUTPUT_MODES = ("json_schema", "json_object")
+
+
+@lru_cache(maxsize=256)
+def response_format_for(mode: str | None, output_model: type[BaseModel]) -> dict[str, Any] | None:
+    """The OpenAI-style `response_format` for a backend's `structured_output` mode.
+
+    `json_schema` sends the output model's schema (non-strict: OpenAI's strict mode
+    rejects optional fields with defaults, which step models have); `json_object` only
+    asks for some JSON object; None sends nothing. Cached: the same object goes out with
+    every request of a step (nothing downstream mutates it).
+    """
+    if mode is None:
+        return None
+    if mode == "json_object":
+        return {"type": "json_object"}
+    if mode == "json_schema":
+        schema = _strip_titles(output_model.model_json_schema())
+        return {"type": "json_schema",
+                "json_schema": {"name": output_model.__name__, "schema": schema, "strict": False}}
+    raise ValueError(f"structured_output must be one of {STRUCTURED_OUTPUT_MODES} or null, got {mode!r}")
+
+
 def _strip_titles(node: Any, in_properties: bool = False) -> Any:
     """Drop pydantic's auto 'title' keywords (tokens the model does not need).
 
@@ -146,10 +175,12 @@ async def run_structured(
     there is nothing to correct), or the answer is still unusable after the repairs.
     """
     base = build_messages(prompt, variables, output_model)
+    native = response_format_for(model_params(chat_model).get("structured_output"), output_model)
+    request: dict[str, Any] = {"response_format": native} if native else {}
     messages = base
     last_error = ""
     for attempt in range(repair_attempts + 1):
-        record, text = await _complete(chat_model, messages, step=step, role=role, attempt=attempt)
+        record, text = await _complete(chat_model, messages, request, step=step, role=role, attempt=attempt)
         if not text.strip():
             _record_failure(record, "empty completion")
             raise LLMStepError(step, "empty completion")
@@ -175,12 +206,14 @@ async def run_structured(
 async def _complete(
     chat_model: BaseChatModel,
     messages: list[BaseMessage],
+    request: Mapping[str, Any],
     *,
     step: str,
     role: str,
     attempt: int,
 ) -> tuple[LLMCallRecord, str]:
-    """One request: returns an unsaved record (ok=False) and the answer text.
+    """One request (`request`: per-call arguments such as `response_format`): returns an
+    unsaved record (ok=False) and the answer text.
 
     A transport error is recorded and raised as `LLMStepError` (or re-raised as is if it
     is an `LLMFatalError`).
@@ -199,14 +232,14 @@ async def _complete(
         attempt=attempt,
     )
     config = {"run_name": f"crsim:{step}", "metadata": {"crsim_step": step, "crsim_role": role}}
-    from agents.llm.budget import current_budget  # here: budget.py imports this module
+    from agents.llm.budget import call_cost, current_budget  # here: budget.py imports this module
 
     budget = current_budget()
     started = time.perf_counter()
     try:
         if budget is not None:
             budget.check()  # raises BudgetExceeded (fatal) once the run's budget is spent
-        answer = await chat_model.ainvoke(messages, config=config)
+        answer = await chat_model.ainvoke(messages, config=config, **request)
     except Exception as exc:
         record.latency_s = time.perf_counter() - started
         reason = f"{type(exc).__name__}: {exc}"
@@ -222,8 +255,12 @@ async def _complete(
     record.output_tokens = usage.get("output_tokens")
     record.response = content_to_text(getattr(answer, "content", answer))
     record.cache_hit = bool((getattr(answer, "response_metadata", None) or {}).get("crsim_cache_hit"))
-    if budget is not None and not record.cache_hit:
-        budget.charge(model, record.input_tokens, record.output_tokens)
+    if record.cache_hit:
+        record.cost_usd = 0.0
+    elif budget is not None:
+        record.cost_usd = budget.charge(model, record.input_tokens, record.output_tokens)
+    else:
+        record.cost_usd = call_cost(model, record.input_tokens, record.output_tokens)
     return record, record.response
 
 

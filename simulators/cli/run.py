@@ -104,6 +104,7 @@ def _run(cfg: Any) -> Any:
     from simulators.plots import plot_metrics_vs_turn
     from simulators.results import print_results, results_frame, table_console, write_results_csv
     from simulators.runner import run_episodes
+    from simulators.usage import has_usage, render_usage_table, usage_frame, write_usage_csv
 
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     digest = config_hash(cfg)
@@ -130,6 +131,8 @@ def _run(cfg: Any) -> Any:
         console.print(f"[yellow]skipped log line[/] {problem}", markup=True, highlight=False)
     frame = results_frame(summary.episodes, cfg.max_turns, seed=cfg.seed)
     write_results_csv(frame, run_dir / "results.csv")
+    usage_table = usage_frame(summary.episodes, seed=cfg.seed)
+    write_usage_csv(usage_table, run_dir / "usage.csv")
     plot_metrics_vs_turn({HydraConfig.get().job.override_dirname or "run": frame}, run_dir / "metrics.png")
     name = HydraConfig.get().job.override_dirname or "run"
     note = f"ran {summary.ran}, resumed {summary.skipped}, errors {summary.errors}"
@@ -145,5 +148,7 @@ def _run(cfg: Any) -> Any:
         console.print(f"{name}: {len(summary.episodes)} episodes, {hits}; {note}", highlight=False)
         return frame
     print_results(frame, title=f"{name} — {len(summary.episodes)} episodes", console=console)
+    if has_usage(usage_table):
+        console.print(render_usage_table({name: usage_table}))
     console.print(f"{note}; results in {run_dir}", highlight=False)
     return frame

@@ -37,9 +37,9 @@ def test_spent_budget_ends_the_running_episode_and_starts_no_new_one(tiny_catalo
         assert per_episode > 0 and unlimited.calls == stub.count == 5
         budget = RunBudget(max_tokens=int(per_episode * 1.5))  # runs out inside the second episode
         requests_before = stub.count
-        # langchain-openai caches its async HTTP client per (base_url, timeout) for the whole
-        # process; a new timeout gives this asyncio.run its own client (no stale-socket retry)
-        model = openai("stub-budget", base_url=stub.url, timeout=6)
+        # same settings, new event loop: the model must not reuse the first run's pooled
+        # connections (a stale socket would cost a retried request and break the count below)
+        model = openai("stub-budget", base_url=stub.url, timeout=5)
         summary = _run(tiny_catalog, hash_encoder, model, tmp_path / "capped", budget)
         assert budget.exhausted
     endings = [e.termination for e in summary.episodes]

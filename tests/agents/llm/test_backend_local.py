@@ -31,3 +31,14 @@ def test_short_episode_runs_on_smollm2(tiny_catalog, hash_encoder):
         assert turn.text.strip()  # answered, by the model or by the offline fallback
     failed = [r for r in outcome.llm_calls if not r.ok]
     assert all(r.error for r in failed)  # a bad answer is a recorded failure, never silent
+
+
+@pytest.mark.slow
+def test_json_schema_grammar_makes_smollm2_answer_in_the_schema(tiny_catalog, hash_encoder):
+    """With `structured_output: json_schema` llama.cpp constrains decoding to the step's
+    schema, so even the 135M model's answers parse (without it, they mostly do not)."""
+    outcome = run_llm_episode(local(max_tokens=160, structured_output="json_schema"), tiny_catalog, hash_encoder)
+    assert outcome.episode.termination is TerminationReason.max_turns, outcome.episode.error
+    first_tries = [r for r in outcome.llm_calls if r.attempt == 0]
+    assert first_tries and all(r.params.get("structured_output") == "json_schema" for r in first_tries)
+    assert sum(r.ok for r in first_tries) >= len(first_tries) - 1, [r.error for r in first_tries if not r.ok]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
+from langchain_openai import ChatOpenAI
 import pytest
 from crsim_testing import run_llm_episode
 from openai_stub_server import SCRIPTED
@@ -25,7 +27,7 @@ def no_openai_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_local_server_needs_no_key():
     model = backends.openai("stub-model", base_url="http://127.0.0.1:8000/v1", timeout=5, max_retries=1)
     assert model.openai_api_key.get_secret_value() == NO_KEY
-    assert (model.model_name, model.request_timeout, model.max_retries) == ("stub-model", 5, 1)
+    assert (model.model_name, model.request_timeout, model.max_retries) == ("stub-model", httpx.Timeout(5), 1)
 
 
 def test_key_comes_from_the_named_env_var(monkeypatch):
@@ -61,7 +63,8 @@ def test_config_group_instantiates(openai_stub):
     assert type(cached).__name__ == "CachedChatModel"  # the configs switch the response cache on
     assert type(cached.inner).__name__ == "LimitedChatModel" and cached.inner.max_concurrency == 32
     model = cached.inner.inner
-    assert (type(model).__name__, model.model_name, model.top_p) == ("ChatOpenAI", "stub-model", 0.5)
+    assert isinstance(model, ChatOpenAI) and (model.model_name, model.top_p) == ("stub-model", 0.5)
+    assert model.structured_output == "json_schema"
     assert model.openai_api_base == openai_stub.url
 
 

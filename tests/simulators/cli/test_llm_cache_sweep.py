@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pandas as pd
+
 from crsim_testing import CRSIM
 from openai_stub_server import OpenAIStubServer
 
@@ -40,3 +42,11 @@ def test_warm_cache_sweep_makes_zero_requests(tiny_catalog_dir, tmp_path):
     calls = [json.loads(line) for log in (tmp_path / "warm").glob("*/llm_calls.jsonl")
              for line in log.read_text().splitlines()]
     assert calls and all(call["cache_hit"] for call in calls)
+    # usage per configuration, in the sweep's printed tables and each job's usage.csv
+    assert "LLM usage per configuration" in cold.stdout and "LLM usage per configuration" in warm.stdout
+    for sweep in ("cold", "warm"):
+        usage = [pd.read_csv(f).set_index("metric")["total"] for f in sorted((tmp_path / sweep).glob("*/usage.csv"))]
+        assert len(usage) == 2
+        answered_by_server = sum(u["llm_calls"] - u["cache_hits"] for u in usage)
+        assert answered_by_server == (requests_cold if sweep == "cold" else 0)
+        assert all(u["input_tokens"] > 0 for u in usage)
