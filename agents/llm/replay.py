@@ -49,12 +49,19 @@ class ReplayMissError(LLMFatalError):
         self.prompt = prompt
 
 
-def load_responses(paths: Sequence[str | Path]) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
-    """(prompt hash -> servable record, all servable records) from `llm_calls.jsonl` files.
+class RecordedCallError(RuntimeError):
+    """The recorded call failed (timeout, 5xx, ...): the replay fails it the same way, so the
+    step takes the same fallback it took in the recording."""
 
-    Servable: a non-empty response came back (a failed parse did get an answer, and
-    replaying it replays the repair that followed). For one hash, the first ok record wins,
-    else the first servable one; later duplicates are ignored.
+
+def load_responses(paths: Sequence[str | Path]) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+    """(prompt hash -> record to serve, all servable records) from `llm_calls.jsonl` files.
+
+    Servable: an answer came back, even an unusable one (a failed parse did get an answer,
+    and replaying it replays the repair that followed; an empty completion replays as one).
+    A request that got no answer at all (transport error) is kept too, as a failure to
+    replay, but only for hashes that never got an answer. For one hash the first ok record
+    wins, else the first answered one, else the first failure.
     """
     chosen: dict[str, dict[str, Any]] = {}
     servable: list[dict[str, Any]] = []
@@ -62,13 +69,24 @@ def load_responses(paths: Sequence[str | Path]) -> tuple[dict[str, dict[str, Any
         with open(path, encoding="utf-8") as lines:
             for line in lines:
                 record = json.loads(line) if line.strip() else None
-                if not record or not (record.get("response") or "").strip():
+                if not record:
                     continue
-                servable.append(record)
+                answered = record.get("response") is not None
+                if answered:
+                    servable.append(record)
+                elif not record.get("error"):
+                    continue
                 held = chosen.get(record["prompt_hash"])
-                if held is None or (record.get("ok") and not held.get("ok")):
+                if held is None or _rank(record) > _rank(held):
                     chosen[record["prompt_hash"]] = record
     return chosen, servable
+
+
+def _rank(record: Mapping[str, Any]) -> int:
+    """Which of two records for one prompt to serve: ok > answered > failed."""
+    if record.get("response") is None:
+        return 0
+    return 2 if record.get("ok") else 1
 
 
 class ReplayChatModel(BaseChatModel):
@@ -103,6 +121,8 @@ class ReplayChatModel(BaseChatModel):
     def _lookup(self, messages: list[BaseMessage]) -> ChatResult | None:
         key = self.key(messages)
         record = self._responses.get(key)
+        if record is not None and record.get("response") is None:
+            raise RecordedCallError(f"replayed failure of the recorded call: {record.get('error')}")
         if record is not None:
             return _result(record, self.model_name)
         if self.fallthrough is None:

@@ -45,14 +45,20 @@ def safe_dirname(overrides: str) -> str:
     return name
 
 
+def register_resolvers() -> None:
+    """OmegaConf resolvers `conf/` uses (composing the config outside `crsim run` needs them too)."""
+    from omegaconf import OmegaConf
+
+    if not OmegaConf.has_resolver("crsim_dirname"):
+        OmegaConf.register_new_resolver("crsim_dirname", safe_dirname)
+
+
 def run_hydra(overrides: list[str]) -> int:
     """Hand the overrides to a Hydra app (single run or multirun)."""
     import hydra
-    from omegaconf import OmegaConf
 
     _quiet_environment()
-    if not OmegaConf.has_resolver("crsim_dirname"):
-        OmegaConf.register_new_resolver("crsim_dirname", safe_dirname)
+    register_resolvers()
     if not CONF_DIR.is_dir():
         print(f"crsim: config directory {CONF_DIR} not found (install crsim with `pip install -e .`)",
               file=sys.stderr)

@@ -155,3 +155,30 @@ def test_short_episode_runs_through_llama_cpp_server(llama_server, tiny_catalog,
         assert turn.text.strip()  # answered, by the model or by the offline fallback
     failed = [r for r in records if not r.ok]
     assert all(r.error for r in failed)  # a bad answer is a recorded failure, never silent
+
+
+@pytest.mark.slow
+def test_reexecute_reproduces_a_run_recorded_against_the_llama_server(llama_server, tiny_catalog_dir, tmp_path):
+    """`crsim replay --reexecute` on a run whose both agents talked to the real model server
+    gives the identical transcripts, from the recording alone (the server is stopped first)."""
+    from crsim_testing import crsim
+
+    run_dir = tmp_path / "run"
+    llm = []
+    for role in ("seeker", "recommender"):
+        llm += [f"llm@{role}.llm=openai", f"{role}.llm.base_url={llama_server.base_url}",
+                f"{role}.llm.model={MODEL_ALIAS}", f"{role}.llm.api_key_env=null", f"{role}.llm.max_tokens={MAX_TOKENS}",
+                f"{role}.llm.seed=0", f"{role}.llm.max_retries=0", f"{role}.llm.cache_dir={tmp_path / 'llm-cache'}"]
+    ran = crsim("run", *llm, f"environment.catalog={tiny_catalog_dir}", "environment.target_pool_size=5",
+                "episodes=2", "max_turns=2", "progress=false", f"hydra.run.dir={run_dir}")
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    calls = [json.loads(line) for line in (run_dir / "llm_calls.jsonl").read_text().splitlines()]
+    assert calls and {c["role"] for c in calls} == {"seeker", "recommender"}
+    _stop(llama_server.process)  # from here on nothing can be answered but the recording
+
+    replayed = crsim("replay", str(run_dir), "--reexecute")
+    assert replayed.returncode == 0, replayed.stdout[-3000:] + replayed.stderr[-3000:]
+    assert "every transcript is identical" in replayed.stdout
+    again = [json.loads(line) for line in (run_dir / "reexecute" / "episodes.jsonl").read_text().splitlines()]
+    logged = [json.loads(line) for line in (run_dir / "episodes.jsonl").read_text().splitlines()]
+    assert [e["turns"] for e in again] == [e["turns"] for e in logged]

@@ -64,7 +64,7 @@ def test_config_group_instantiates(openai_stub):
     assert type(cached.inner).__name__ == "LimitedChatModel" and cached.inner.max_concurrency == 32
     model = cached.inner.inner
     assert isinstance(model, ChatOpenAI) and (model.model_name, model.top_p) == ("stub-model", 0.5)
-    assert model.structured_output == "json_schema"
+    assert model.structured_output == "json_object"
     assert model.openai_api_base == openai_stub.url
 
 

@@ -117,7 +117,32 @@ def test_only_answered_records_are_served_first_ok_wins(tmp_path: Path) -> None:
     path = tmp_path / LLM_CALLS_FILE
     path.write_text("".join(json.dumps({"episode_id": "e", **line}) + "\n" for line in lines) + "\n")
     model = ReplayChatModel(paths=[str(path)], model_name="m")
-    assert len(model) == 1 and model._responses["h3"]["response"] == "good"
+    assert model._responses["h3"]["response"] == "good"
+    assert model._responses["h2"]["response"] == ""  # an empty completion replays as one
+    assert model._responses["h1"]["error"] == "Timeout"  # a failed request replays as a failure
+
+
+def test_a_recorded_transport_failure_replays_as_the_same_fallback(tiny_catalog: Any, hash_encoder: Any,
+                                                                    tmp_path: Path) -> None:
+    """Calls that failed in the recording (here: every one, HTTP 500) fail again on replay, so
+    the steps fall back exactly as they did and the transcript is the same."""
+    from openai_stub_server import OpenAIStubServer, always, server_error
+
+    from agents.llm.backends import openai
+
+    with OpenAIStubServer(always(server_error(retry_after_ms=None))) as stub:
+        recorded = run_llm_episode(openai("failing", base_url=stub.url, timeout=5, max_retries=0),
+                                   tiny_catalog, hash_encoder)
+    assert recorded.llm_calls and all(c.response is None and c.error for c in recorded.llm_calls)
+    path = tmp_path / LLM_CALLS_FILE
+    path.write_text("".join(json.dumps({"episode_id": "e", **c.model_dump(mode="json")}) + "\n"
+                            for c in recorded.llm_calls))
+    replayed = run_llm_episode(replay(str(path), model="failing", params=recorded.llm_calls[0].params),
+                               tiny_catalog, hash_encoder)
+    assert replayed.episode.error is None
+    assert [t.text for t in replayed.episode.turns] == [t.text for t in recorded.episode.turns]
+    assert [c.prompt_hash for c in replayed.llm_calls] == [c.prompt_hash for c in recorded.llm_calls]
+    assert all("replayed failure" in c.error for c in replayed.llm_calls)
 
 
 def test_config_group_instantiates(tmp_path: Path) -> None:

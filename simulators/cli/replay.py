@@ -1,0 +1,236 @@
+"""`crsim replay LOG`: re-score, render, re-execute, or re-run one side of logged episodes.
+
+LOG is a run directory, its `episodes.jsonl`, or any episode log (e.g. an imported
+`dialogues.jsonl`). Exit status: 0 when the replay did what was asked (and re-scoring or
+re-execution found the log reproduced), 1 when it found a difference, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+DESCRIPTION = """\
+Replay logged episodes. One mode:
+  --rescore            recompute every metric from the log with the current metric code and
+                       print the table (checked against the run's results.csv)
+  --render             print transcripts: items shown each turn, the target's rank, feedback
+  --reexecute          run the episodes again with the recorded LLM answers and seeds, and
+                       report whether every transcript is identical (else the first difference)
+  --fix seeker         hold the logged seeker turns fixed and run a recommender against them
+                       (--recommender NAME, default: the run's own); --fix recommender likewise
+                       with --seeker NAME
+  --resume-from T      replay the first T turns of each episode, then continue with new agents
+                       (--recommender / --seeker NAME, default: the run's own)
+Trailing KEY=VALUE arguments are Hydra overrides for the new agent(s), e.g.
+  crsim replay outputs/runs/X --fix seeker --recommender dense recommender.question_pool=20
+"""
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="crsim replay", description=DESCRIPTION,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("log", type=Path, help="run directory or episode log (.jsonl)")
+    mode = p.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--rescore", action="store_true")
+    mode.add_argument("--render", action="store_true")
+    mode.add_argument("--reexecute", action="store_true")
+    mode.add_argument("--fix", choices=("seeker", "recommender"))
+    mode.add_argument("--resume-from", type=int, metavar="T")
+    p.add_argument("--episode", action="append", default=[], metavar="ID", help="only this episode (repeatable)")
+    p.add_argument("--recommender", metavar="NAME", help="conf/recommender option for the re-run side")
+    p.add_argument("--seeker", metavar="NAME", help="conf/seeker option for the re-run side")
+    p.add_argument("--catalog", type=Path, help="catalog directory for item titles (--render)")
+    p.add_argument("--out", type=Path, help="where re-run episodes are logged (default: inside the run)")
+    p.add_argument("overrides", nargs="*", help="Hydra overrides for the new agent(s)")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    from environments.errors import CrsimError
+
+    args = parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except CrsimError as exc:
+        print(f"crsim: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from simulators.cli.run import _quiet_environment
+    from simulators.results import table_console
+    from simulators.runlog import load_run
+
+    _quiet_environment()
+    console = table_console()
+    run = load_run(args.log)
+    for problem in run.problems:
+        console.print(f"skipped {problem}", highlight=False, markup=False)
+    episodes = [run.episode(i) for i in args.episode] if args.episode else run.episodes
+    if not episodes:
+        from environments.errors import CrsimError
+
+        raise CrsimError(f"{run.log_path}: no readable episode in the log")
+    if args.rescore:
+        return _rescore(run, console)
+    if args.render:
+        return _render(run, episodes, args.catalog, console)
+    if args.reexecute:
+        return _reexecute(run, episodes, args.out, console)
+    return _rerun_side(run, episodes, args, console)
+
+
+def _rescore(run: Any, console: Any) -> int:
+    from simulators.replay.rescore import compare_with_logged, dialogue_stats, has_rankings, rescore
+    from simulators.results import print_results
+    from simulators.usage import has_usage, render_usage_table, usage_frame
+
+    if not has_rankings(run.episodes):
+        console.print(dialogue_stats(run.episodes))
+        return 0
+    frame = rescore(run)
+    print_results(frame, title=f"{run.label} — re-scored, {len(run.episodes)} episodes", console=console)
+    usage = usage_frame(run.episodes, seed=run.seed)
+    if has_usage(usage):
+        console.print(render_usage_table({run.label: usage}))
+    checked = compare_with_logged(run, frame)
+    if checked is None:
+        console.print("(no results.csv next to the log to compare with)")
+        return 0
+    path, differences = checked
+    if not differences:
+        console.print(f"identical to {path}", highlight=False)
+        return 0
+    console.print(f"differs from {path} in {len(differences)} cells:", highlight=False)
+    for line in differences[:20]:
+        console.print(f"  {line}", highlight=False)
+    return 1
+
+
+def _render(run: Any, episodes: list, catalog: Path | None, console: Any) -> int:
+    from simulators.replay.render import render_episode
+
+    items = _items(run, catalog, console)
+    for episode in episodes:
+        render_episode(episode, items, console)
+    return 0
+
+
+def _items(run: Any, catalog: Path | None, console: Any) -> dict:
+    from simulators.report.cards import catalog_from_config, load_catalog_dir
+
+    if catalog is not None:
+        return {item.id: item for item in load_catalog_dir(catalog).items}
+    try:
+        loaded = catalog_from_config(run.config or {})
+    except Exception as exc:  # noqa: BLE001 - titles are a nicety; ids still render
+        console.print(f"(no catalog for titles: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}; "
+                      "pass --catalog DIR)", highlight=False, markup=False)
+        return {}
+    return {item.id: item for item in loaded.items}
+
+
+def _config_hash(run: Any) -> str:
+    path = run.run_dir / "config_hash.txt"
+    return path.read_text(encoding="utf-8").strip() if path.is_file() else run.episodes[0].config_hash
+
+
+def _reexecute(run: Any, episodes: list, out: Path | None, console: Any) -> int:
+    from simulators.replay.agents_config import build_agent, build_setup, run_config, with_replayed_llms
+    from simulators.replay.compare import first_divergence
+    from simulators.replay.execute import replay_episodes, save_replay_config
+
+    config = with_replayed_llms(run, run_config(run))
+    setup = build_setup(config)
+    recommender = build_agent("recommender", config["recommender"], setup)
+    seeker = build_agent("seeker", config["seeker"], setup)
+    out_dir = out or run.run_dir / "reexecute"
+    done = replay_episodes(setup, episodes, lambda _: (recommender, seeker), run_seed=run.seed,
+                           max_turns=run.max_turns, config_hash=_config_hash(run), out_dir=out_dir)
+    save_replay_config(out_dir, config, {"mode": "reexecute", "source": str(run.log_path)})
+    divergences = [d for d in (first_divergence(r.original, r.replayed) for r in done) if d]
+    errors = {r.replayed.id: r.replayed.error for r in done if r.replayed.error and not r.original.error}
+    if not divergences:
+        console.print(f"re-executed {len(done)} episodes: every transcript is identical to the log "
+                      f"(re-executed log in {out_dir})", highlight=False)
+        return 0
+    console.print(f"re-executed {len(done)} episodes: {len(divergences)} differ from the log", highlight=False)
+    for divergence in divergences[:10]:
+        console.print(f"  first difference in {divergence}", highlight=False, markup=False)
+        if divergence.episode_id in errors:
+            console.print(f"    re-executed episode failed: {errors[divergence.episode_id].strip().splitlines()[-1]}",
+                          highlight=False, markup=False)
+    return 1
+
+
+def _rerun_side(run: Any, episodes: list, args: argparse.Namespace, console: Any) -> int:
+    from environments.errors import CrsimError
+    from simulators.replay.agents_config import build_agent, build_setup, compose_agent_config, run_config
+    from simulators.replay.execute import replay_episodes, save_replay_config
+    from simulators.replay.scripted import ScriptedRecommender, ScriptedSeeker
+
+    config = run_config(run)
+    if args.fix == "seeker" and args.seeker or args.fix == "recommender" and args.recommender:
+        raise CrsimError(f"--fix {args.fix} keeps the logged {args.fix}; name the other side's agent instead")
+    if args.resume_from is not None and args.resume_from < 0:
+        raise CrsimError("--resume-from takes a turn number >= 0")
+    names = {"recommender": args.recommender, "seeker": args.seeker}
+    live = ("recommender", "seeker") if args.fix is None else (("seeker",) if args.fix == "recommender"
+                                                               else ("recommender",))
+    new_config = dict(config)
+    for role in live:
+        if names[role]:
+            new_config[role] = compose_agent_config(role, names[role], config, args.overrides)
+    setup = build_setup(new_config)
+    agents = {role: build_agent(role, new_config[role], setup) for role in live}
+
+    def agents_for(episode: Any) -> tuple[Any, Any]:
+        if args.fix == "seeker":
+            return agents["recommender"], ScriptedSeeker(episode)
+        if args.fix == "recommender":
+            return ScriptedRecommender(episode), agents["seeker"]
+        turns = args.resume_from
+        return (ScriptedRecommender(episode, rounds=turns, successor=agents["recommender"]),
+                ScriptedSeeker(episode, rounds=turns, successor=agents["seeker"]))
+
+    mode = f"fix-{args.fix}" if args.fix else f"resume-{args.resume_from}"
+    label = "-".join(names[r] or "own" for r in live)
+    out_dir = args.out or run.run_dir / f"replay-{mode}-{label}"
+    done = replay_episodes(setup, episodes, agents_for, run_seed=run.seed, max_turns=run.max_turns,
+                           config_hash=_config_hash(run), out_dir=out_dir)
+    save_replay_config(out_dir, new_config, {"mode": mode, "source": str(run.log_path),
+                                             "agents": {r: names[r] or "as logged" for r in live},
+                                             "overrides": list(args.overrides)})
+    _compare_tables(run, [r.replayed for r in done], f"{mode} {label}", out_dir, console)
+    errors = sum(1 for r in done if r.replayed.error)
+    console.print(f"replayed {len(done)} episodes ({errors} errors); log in {out_dir}", highlight=False)
+    return 0
+
+
+def _compare_tables(run: Any, replayed: list, label: str, out_dir: Path, console: Any) -> None:
+    """Logged vs re-run metrics per turn, and their paired differences at the last turn."""
+    import pandas as pd
+
+    from simulators.report.paired import format_diff, paired_frame
+    from simulators.results import results_frame, write_results_csv
+    from simulators.runlog import LoggedRun
+    from simulators.sweep_summary import render_comparison_table
+
+    ids = {e.id for e in replayed}
+    original = [e for e in run.episodes if e.id in ids]
+    frames = {"logged": results_frame(original, run.max_turns, seed=run.seed),
+              label: results_frame(replayed, run.max_turns, seed=run.seed)}
+    write_results_csv(frames[label], out_dir / "results.csv")
+    combined = pd.concat([f.assign(config=name) for name, f in frames.items()], ignore_index=True)
+    console.print(render_comparison_table(combined[["config", *frames[label].columns]],
+                                          title=f"{run.label}: logged vs {label}"))
+    pairs = paired_frame([LoggedRun(out_dir / "episodes.jsonl", label, replayed, config=run.config),
+                          LoggedRun(run.log_path, "logged", original, config=run.config)],
+                         ["hits@10", "mrr"], seed=run.seed)
+    last = pairs[(pairs.turn == run.max_turns) & (pairs.n_pairs > 0)]
+    for row in last.itertuples(index=False):
+        console.print(f"paired difference at turn {row.turn}, {row.metric} ({label} - logged, n={row.n_pairs}): "
+                      f"{format_diff(row.metric, row.diff, row.ci_low, row.ci_high)}", highlight=False)

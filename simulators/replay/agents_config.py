@@ -1,0 +1,92 @@
+"""Building a logged run's environment and agents again, or new agents for one side.
+
+A run saves its resolved config (`config.yaml`): instantiating its `environment` gives
+the same catalog, target pool and withheld reviews, so a replayed episode draws the same
+target from the same seed. Agents come from that config too (re-execution), or from a
+config group option composed from `conf/` (`--recommender NAME`, `--seeker NAME`, plus
+Hydra overrides), exactly as `crsim run` would build them.
+
+For re-execution the agents' language-model backends are swapped for `replay` over the
+run's own `llm_calls.jsonl`, configured with the model name and generation parameters
+the recording carries for that role (they are part of the prompt hash).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from environments.errors import CrsimError
+from simulators.runlog import LLM_CALLS_FILE, LoggedRun
+
+ROLES = ("recommender", "seeker")
+
+
+def run_config(run: LoggedRun) -> dict[str, Any]:
+    if not run.config or not isinstance(run.config.get("environment"), dict):
+        raise CrsimError(f"{run.run_dir}: no config.yaml naming an environment next to the log; "
+                         "replaying agents needs the config the run was made with")
+    return run.config
+
+
+def build_setup(config: dict[str, Any]) -> Any:
+    from hydra.utils import instantiate
+    from omegaconf import OmegaConf
+
+    return instantiate(OmegaConf.create(config["environment"]), _convert_="partial")
+
+
+def build_agent(role: str, agent_config: dict[str, Any], setup: Any) -> Any:
+    from hydra.utils import instantiate
+    from omegaconf import OmegaConf
+
+    node = OmegaConf.create(agent_config)
+    if role == "recommender":
+        return instantiate(node, catalog=setup.recommender_catalog, _convert_="partial")
+    return instantiate(node, _convert_="partial")
+
+
+def compose_agent_config(role: str, name: str, run_config: dict[str, Any],
+                         overrides: Sequence[str] = ()) -> dict[str, Any]:
+    """`conf/<role>/<name>.yaml` composed as `crsim run <role>=<name> OVERRIDES` would, with the
+    run's own top-level values (seed, cache dir, embedding model) for its interpolations."""
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from simulators.cli.run import CONF_DIR, register_resolvers
+
+    register_resolvers()
+    shared = [f"{key}={json.dumps(value)}" for key, value in run_config.items()
+              if key in ("seed", "embedding_model", "cache_dir") and value is not None]
+    try:
+        with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+            cfg = compose("config", overrides=[f"{role}={name}", *shared, *overrides])
+    except Exception as exc:  # Hydra's errors name the missing option or the bad override
+        raise CrsimError(f"cannot build {role} '{name}': {str(exc).splitlines()[0]}") from None
+    return OmegaConf.to_container(cfg[role], resolve=True)  # type: ignore[return-value]
+
+
+def with_replayed_llms(run: LoggedRun, config: dict[str, Any]) -> dict[str, Any]:
+    """The run's config with every agent's non-offline LLM answered from its recording."""
+    config = json.loads(json.dumps(config))
+    for role in ROLES:
+        llm = (config.get(role) or {}).get("llm")
+        if not isinstance(llm, dict) or llm.get("_target_", "").endswith(".offline"):
+            continue
+        model, params = recorded_model(run, role)
+        config[role]["llm"] = {"_target_": "agents.llm.replay.replay", "_convert_": "all",
+                               "path": str(run.run_dir / LLM_CALLS_FILE), "model": model, "params": params}
+    return config
+
+
+def recorded_model(run: LoggedRun, role: str) -> tuple[str, dict[str, Any]]:
+    """The one (model, params) the recording holds for `role`."""
+    seen = {(c["model"], json.dumps(c.get("params") or {}, sort_keys=True))
+            for calls in run.llm_calls.values() for c in calls if c.get("role") == role}
+    if len(seen) != 1:
+        found = "no calls" if not seen else f"{len(seen)} different models/params"
+        raise CrsimError(f"{run.run_dir / LLM_CALLS_FILE}: the {role}'s recorded LLM calls show {found}; "
+                         "re-execution needs exactly one")
+    model, params = next(iter(seen))
+    return model, json.loads(params)

@@ -1,0 +1,111 @@
+"""`crsim replay` modes on a real logged offline run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from crsim_testing import crsim
+
+from environments.models import Role
+from simulators.cli.replay import main
+from simulators.logs import read_episodes
+
+
+def _episodes(path: Path) -> list:
+    episodes, problems = read_episodes(path)
+    assert not problems
+    return episodes
+
+
+def _texts(episode, role: Role) -> list[str]:
+    return [t.text for t in episode.turns if t.role is role and not t.metadata.get("opening")]
+
+
+def test_rescore_equals_the_original_results(run_copy, capsys):
+    assert main([str(run_copy), "--rescore"]) == 0
+    assert f"identical to {run_copy / 'results.csv'}" in capsys.readouterr().out
+    # a results table that does not match the log is reported, cell by cell
+    results = (run_copy / "results.csv").read_text().splitlines()
+    fields = results[3].split(",")
+    fields[2] = str(float(fields[2]) + 0.5)
+    results[3] = ",".join(fields)
+    (run_copy / "results.csv").write_text("\n".join(results) + "\n")
+    assert main([str(run_copy), "--rescore"]) == 1
+    assert "differs from" in capsys.readouterr().out
+
+
+def test_render_shows_the_transcript_items_and_target_rank(logged_run, capsys):
+    episode = _episodes(logged_run / "episodes.jsonl")[1]
+    assert main([str(logged_run), "--render", "--episode", episode.id]) == 0
+    out = capsys.readouterr().out
+    assert f"episode {episode.id}" in out and "target rank" in out
+    assert _texts(episode, Role.seeker)[0][:20] in out
+
+
+def test_reexecute_reproduces_every_transcript_and_finds_a_tampered_one(run_copy, capsys):
+    assert main([str(run_copy), "--reexecute"]) == 0
+    assert "every transcript is identical" in capsys.readouterr().out
+    lines = (run_copy / "episodes.jsonl").read_text().splitlines()
+    record = json.loads(lines[2])
+    seeker_turn = next(t for t in record["turns"] if t["role"] == "seeker")
+    seeker_turn["text"] = "something else entirely"
+    lines[2] = json.dumps(record)
+    (run_copy / "episodes.jsonl").write_text("\n".join(lines) + "\n")
+    assert main([str(run_copy), "--reexecute"]) == 1
+    out = capsys.readouterr().out
+    assert f"first difference in {record['id']}: turn {seeker_turn['index']} (seeker) text" in out
+
+
+def test_fix_seeker_with_the_same_recommender_reproduces_the_rankings(run_copy):
+    assert main([str(run_copy), "--fix", "seeker"]) == 0
+    logged = _episodes(run_copy / "episodes.jsonl")
+    replayed = _episodes(run_copy / "replay-fix-seeker-own" / "episodes.jsonl")
+    assert [e.id for e in replayed] == [e.id for e in logged]
+    for old, new in zip(logged, replayed, strict=True):
+        assert [(r.turn, r.target_rank, r.top) for r in new.rankings] == [(r.turn, r.target_rank, r.top)
+                                                                         for r in old.rankings]
+        assert _texts(new, Role.seeker) == _texts(old, Role.seeker)
+
+
+def test_fix_seeker_with_a_new_recommender_keeps_the_seeker_and_scores_the_new_one(run_copy, capsys):
+    out_dir = run_copy / "popularity-vs-logged-seeker"
+    assert main([str(run_copy), "--fix", "seeker", "--recommender", "popularity", "--out", str(out_dir)]) == 0
+    assert "logged vs fix-seeker popularity" in capsys.readouterr().out
+    logged = _episodes(run_copy / "episodes.jsonl")
+    replayed = _episodes(out_dir / "episodes.jsonl")
+    assert [_texts(e, Role.seeker) for e in replayed] == [_texts(e, Role.seeker) for e in logged]
+    assert [e.target_item for e in replayed] == [e.target_item for e in logged]
+    assert [[r.top for r in e.rankings] for e in replayed] != [[r.top for r in e.rankings] for e in logged]
+    assert (out_dir / "results.csv").is_file() and "popularity" in (out_dir / "config.yaml").read_text()
+    assert main([str(out_dir), "--rescore"]) == 0  # a replay's log is a run like any other
+
+
+def test_fix_recommender_replays_its_questions_and_logged_ranks(run_copy):
+    assert main([str(run_copy), "--fix", "recommender"]) == 0
+    logged = _episodes(run_copy / "episodes.jsonl")
+    replayed = _episodes(run_copy / "replay-fix-recommender-own" / "episodes.jsonl")
+    for old, new in zip(logged, replayed, strict=True):
+        assert _texts(new, Role.recommender) == _texts(old, Role.recommender)
+        assert [t.items_shown for t in new.turns] == [t.items_shown for t in old.turns]
+        assert new.rankings == old.rankings
+
+
+def test_resume_from_turn_keeps_the_prefix_and_continues_with_new_agents(run_copy):
+    assert main([str(run_copy), "--resume-from", "1", "--recommender", "popularity"]) == 0
+    logged = _episodes(run_copy / "episodes.jsonl")
+    replayed = _episodes(run_copy / "replay-resume-1-popularity-own" / "episodes.jsonl")
+    for old, new in zip(logged, replayed, strict=True):
+        prefix = 3  # opening, seeker move 1, recommender turn 1
+        assert [t.text for t in new.turns[:prefix]] == [t.text for t in old.turns[:prefix]]
+        assert new.rankings[0] == old.rankings[0] and len(new.rankings) == len(old.rankings)
+        assert new.turns[prefix].role is Role.seeker  # the new seeker took over after turn 1
+
+
+def test_bad_input_is_one_clear_line(tmp_path, logged_run):
+    missing = crsim("replay", str(tmp_path / "nope"), "--rescore")
+    assert missing.returncode == 2 and missing.stderr.startswith("crsim: error:") and "nope" in missing.stderr
+    both = crsim("replay", str(logged_run), "--fix", "seeker", "--seeker", "target_biased")
+    assert both.returncode == 2 and "keeps the logged seeker" in both.stderr
+    unknown = crsim("replay", str(logged_run), "--fix", "seeker", "--recommender", "no_such")
+    assert unknown.returncode == 2 and "no_such" in unknown.stderr and "Traceback" not in unknown.stderr
