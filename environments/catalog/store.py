@@ -7,6 +7,12 @@ On disk a catalog is a directory of JSONL files plus a manifest:
     reviews.jsonl   one Review per line
     users.jsonl     one UserProfile per line
 
+Imported datasets may add two files that `Catalog.load` leaves alone (their readers
+are `simulators.runlog.load_run` and `environments.catalog.interactions`):
+
+    dialogues.jsonl     one logged Episode per line (ReDial, CPCD conversations)
+    interactions.jsonl  one Interaction (user, item, value, source) per line
+
 Synthetic worlds and dataset adapters both write this format, so every environment
 and agent works on any of them. A `Catalog` can also be a *view* of another one with
 some reviews withheld (the target-biased seeker's own review must never reach the
@@ -32,6 +38,8 @@ MANIFEST = "catalog.json"
 ITEMS = "items.jsonl"
 REVIEWS = "reviews.jsonl"
 USERS = "users.jsonl"
+DIALOGUES = "dialogues.jsonl"
+INTERACTIONS = "interactions.jsonl"
 
 
 class Catalog:
@@ -139,7 +147,7 @@ class Catalog:
         directory = Path(directory).expanduser()
         if not directory.is_dir():
             raise CatalogError(directory, "catalog directory not found")
-        manifest = _load_manifest(directory)
+        manifest = load_manifest(directory)
         items = read_jsonl(directory / ITEMS, Item)
         if not items:
             raise CatalogError(directory / ITEMS, "catalog has no items")
@@ -150,7 +158,8 @@ class Catalog:
         return catalog
 
 
-def _load_manifest(directory: Path) -> CatalogManifest:
+def load_manifest(directory: Path) -> CatalogManifest:
+    """`catalog.json` of a catalog directory (a default one if absent); `CatalogError` if bad."""
     path = directory / MANIFEST
     if not path.exists():
         return CatalogManifest(name=directory.name)
