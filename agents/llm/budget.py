@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from agents.llm.structured import LLMFatalError
@@ -89,17 +90,29 @@ def call_cost(model: str, input_tokens: int | None, output_tokens: int | None) -
 
 def price(model: str, input_tokens: int, output_tokens: int) -> float | None:
     """USD for one call from litellm's (local) price table; None when the model is unknown."""
+    prices = unit_prices(model)
+    if prices is None:
+        return None
+    return input_tokens * prices[0] + output_tokens * prices[1]
+
+
+@lru_cache(maxsize=128)
+def unit_prices(model: str) -> tuple[float, float] | None:
+    """(USD per input token, USD per output token), looked up once per model: the lookup
+    (and, for unknown models, litellm's exception) costs more than a whole call's
+    bookkeeping otherwise. Tiered prices above very long prompts are not modelled."""
     import os
 
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
         import litellm
 
-        prompt_cost, completion_cost = litellm.cost_per_token(
-            model=model, prompt_tokens=input_tokens, completion_tokens=output_tokens)
+        litellm.suppress_debug_info = True  # else it prints a provider list for unknown models
+        per_input, _ = litellm.cost_per_token(model=model, prompt_tokens=1, completion_tokens=0)
+        _, per_output = litellm.cost_per_token(model=model, prompt_tokens=0, completion_tokens=1)
     except Exception:  # noqa: BLE001 - litellm raises a variety of errors for unknown models
         return None
-    return float(prompt_cost + completion_cost)
+    return float(per_input), float(per_output)
 
 
 _CURRENT: ContextVar[RunBudget | None] = ContextVar("crsim_run_budget", default=None)

@@ -75,7 +75,11 @@ def model_name_of(chat_model: Any) -> str:
 def model_params(chat_model: Any) -> dict[str, Any]:
     """Generation parameters set on `chat_model` (those in GENERATION_PARAMS, not None)."""
     params: dict[str, Any] = {}
+    cls = type(chat_model)
+    fields = getattr(cls, "model_fields", None)
     for name in GENERATION_PARAMS:
+        if fields is not None and name not in fields and not hasattr(cls, name):
+            continue  # a pydantic model's missing attribute costs an exception (~5 us) each time
         value = getattr(chat_model, name, None)
         if value is not None and value != {}:
             params[name] = value

@@ -175,12 +175,14 @@ async def run_structured(
     there is nothing to correct), or the answer is still unusable after the repairs.
     """
     base = build_messages(prompt, variables, output_model)
-    native = response_format_for(model_params(chat_model).get("structured_output"), output_model)
+    params = model_params(chat_model)
+    native = response_format_for(params.get("structured_output"), output_model)
     request: dict[str, Any] = {"response_format": native} if native else {}
     messages = base
     last_error = ""
     for attempt in range(repair_attempts + 1):
-        record, text = await _complete(chat_model, messages, request, step=step, role=role, attempt=attempt)
+        record, text = await _complete(chat_model, messages, params, request, step=step, role=role,
+                                       attempt=attempt)
         if not text.strip():
             _record_failure(record, "empty completion")
             raise LLMStepError(step, "empty completion")
@@ -206,20 +208,21 @@ async def run_structured(
 async def _complete(
     chat_model: BaseChatModel,
     messages: list[BaseMessage],
+    params: Mapping[str, Any],
     request: Mapping[str, Any],
     *,
     step: str,
     role: str,
     attempt: int,
 ) -> tuple[LLMCallRecord, str]:
-    """One request (`request`: per-call arguments such as `response_format`): returns an
-    unsaved record (ok=False) and the answer text.
+    """One request (`params`: the model's generation parameters; `request`: per-call
+    arguments such as `response_format`): returns an unsaved record (ok=False) and the
+    answer text.
 
     A transport error is recorded and raised as `LLMStepError` (or re-raised as is if it
     is an `LLMFatalError`).
     """
     model = model_name_of(chat_model)
-    params = model_params(chat_model)
     record = LLMCallRecord(
         step=step,
         role=role,
