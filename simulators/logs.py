@@ -22,6 +22,10 @@ from environments.models import EPISODE_SCHEMA_VERSION, Episode
 
 M = TypeVar("M", bound=BaseModel)
 
+EPISODES_FILE = "episodes.jsonl"
+TIMINGS_FILE = "timings.jsonl"
+LLM_CALLS_FILE = "llm_calls.jsonl"
+
 
 class JsonlAppender:
     def __init__(self, path: Path):
@@ -58,19 +62,25 @@ class LogProblem:
         return f"{self.path}, line {self.line}: {self.message}"
 
 
+def read_json_lines(path: Path, problems: list[LogProblem]) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed JSON) per non-blank line; a line that is not JSON (cut by a hard
+    kill, corrupted) is added to `problems` and skipped. A missing file has no lines."""
+    path = Path(path)
+    if not path.exists():
+        return
+    for line_no, raw in _lines(path):
+        try:
+            yield line_no, json.loads(raw)
+        except json.JSONDecodeError as exc:
+            problems.append(LogProblem(path, line_no, f"not valid JSON ({exc.msg}); cut or corrupted line"))
+
+
 def read_records(path: Path, model: type[M]) -> tuple[list[M], list[LogProblem]]:
     """Valid records and a problem per unreadable line; never stops at a bad line."""
     records: list[M] = []
     problems: list[LogProblem] = []
     path = Path(path)
-    if not path.exists():
-        return records, problems
-    for line_no, raw in _lines(path):
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.append(LogProblem(path, line_no, f"not valid JSON ({exc.msg}); cut or corrupted line"))
-            continue
+    for line_no, data in read_json_lines(path, problems):
         if model is Episode:
             data, problem = upgrade_episode(data)
             if problem:

@@ -10,7 +10,6 @@ file and line (`LogProblem`) and the valid lines are used.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -20,11 +19,9 @@ import yaml
 
 from environments.errors import CrsimError
 from environments.models import Episode
-from simulators.logs import LogProblem, read_episodes
+from simulators.logs import EPISODES_FILE, LLM_CALLS_FILE, LogProblem, read_episodes, read_json_lines
 from simulators.sweep_summary import job_labels, job_overrides
 
-EPISODES_FILE = "episodes.jsonl"
-LLM_CALLS_FILE = "llm_calls.jsonl"
 CONFIG_FILE = "config.yaml"
 CONFIG_HASH_FILE = "config_hash.txt"
 
@@ -75,21 +72,11 @@ def read_llm_calls(path: Path) -> tuple[dict[str, list[dict[str, Any]]], list[Lo
     """`llm_calls.jsonl` grouped by episode id; unreadable lines reported, not fatal."""
     by_episode: dict[str, list[dict[str, Any]]] = {}
     problems: list[LogProblem] = []
-    if not path.is_file():
-        return by_episode, problems
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
-        for line_no, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                problems.append(LogProblem(path, line_no, f"not valid JSON ({exc.msg}); cut or corrupted line"))
-                continue
-            if not isinstance(record, dict) or "episode_id" not in record:
-                problems.append(LogProblem(path, line_no, "field 'episode_id': missing"))
-                continue
-            by_episode.setdefault(str(record["episode_id"]), []).append(record)
+    for line_no, record in read_json_lines(path, problems):
+        if not isinstance(record, dict) or "episode_id" not in record:
+            problems.append(LogProblem(path, line_no, "field 'episode_id': missing"))
+            continue
+        by_episode.setdefault(str(record["episode_id"]), []).append(record)
     return by_episode, problems
 
 

@@ -20,11 +20,8 @@ from tqdm.auto import tqdm
 from agents.llm.budget import RunBudget, budget_scope
 from environments.models import Episode, TerminationReason
 from simulators.episode import EpisodeOutcome, episode_id, run_episode
-from simulators.logs import JsonlAppender, LogProblem, read_episodes
+from simulators.logs import EPISODES_FILE, LLM_CALLS_FILE, TIMINGS_FILE, JsonlAppender, LogProblem, read_episodes
 
-EPISODES_FILE = "episodes.jsonl"
-TIMINGS_FILE = "timings.jsonl"
-LLM_CALLS_FILE = "llm_calls.jsonl"
 
 
 @dataclass

@@ -120,17 +120,15 @@ def _render(run: Any, episodes: list, catalog: Path | None, console: Any) -> int
 
 
 def _items(run: Any, catalog: Path | None, console: Any) -> dict:
-    from simulators.report.cards import catalog_from_config, load_catalog_dir
+    from simulators.report.cards import load_catalog_dir, try_config_catalog
 
     if catalog is not None:
         return {item.id: item for item in load_catalog_dir(catalog).items}
-    try:
-        loaded = catalog_from_config(run.config or {})
-    except Exception as exc:  # noqa: BLE001 - titles are a nicety; ids still render
-        console.print(f"(no catalog for titles: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}; "
-                      "pass --catalog DIR)", highlight=False, markup=False)
-        return {}
-    return {item.id: item for item in loaded.items}
+    notes: list[str] = []
+    loaded = try_config_catalog(run, notes)
+    for note in notes:
+        console.print(f"({note}; pass --catalog DIR)", highlight=False, markup=False)
+    return {item.id: item for item in loaded.items} if loaded is not None else {}
 
 
 def _config_hash(run: Any) -> str:
@@ -212,24 +210,21 @@ def _rerun_side(run: Any, episodes: list, args: argparse.Namespace, console: Any
 
 def _compare_tables(run: Any, replayed: list, label: str, out_dir: Path, console: Any) -> None:
     """Logged vs re-run metrics per turn, and their paired differences at the last turn."""
-    import pandas as pd
-
+    from simulators.metrics import METRICS
     from simulators.report.paired import format_diff, paired_frame
-    from simulators.results import results_frame, write_results_csv
+    from simulators.report.tables import combined_frame, config_frames
+    from simulators.results import write_results_csv
     from simulators.runlog import LoggedRun
     from simulators.sweep_summary import render_comparison_table
 
     ids = {e.id for e in replayed}
-    original = [e for e in run.episodes if e.id in ids]
-    frames = {"logged": results_frame(original, run.max_turns, seed=run.seed),
-              label: results_frame(replayed, run.max_turns, seed=run.seed)}
+    runs = [LoggedRun(out_dir / "episodes.jsonl", label, replayed, config=run.config),
+            LoggedRun(run.log_path, "logged", [e for e in run.episodes if e.id in ids], config=run.config)]
+    frames = config_frames(runs, METRICS)
     write_results_csv(frames[label], out_dir / "results.csv")
-    combined = pd.concat([f.assign(config=name) for name, f in frames.items()], ignore_index=True)
-    console.print(render_comparison_table(combined[["config", *frames[label].columns]],
+    console.print(render_comparison_table(combined_frame(dict(reversed(frames.items()))),
                                           title=f"{run.label}: logged vs {label}"))
-    pairs = paired_frame([LoggedRun(out_dir / "episodes.jsonl", label, replayed, config=run.config),
-                          LoggedRun(run.log_path, "logged", original, config=run.config)],
-                         ["hits@10", "mrr"], seed=run.seed)
+    pairs = paired_frame(runs, ["hits@10", "mrr"], seed=run.seed)
     last = pairs[(pairs.turn == run.max_turns) & (pairs.n_pairs > 0)]
     for row in last.itertuples(index=False):
         console.print(f"paired difference at turn {row.turn}, {row.metric} ({label} - logged, n={row.n_pairs}): "

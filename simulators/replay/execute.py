@@ -21,7 +21,8 @@ from environments.errors import CrsimError
 from environments.models import Episode
 from simulators.episode import episode_seed, run_episode
 from simulators.replay.scripted import logged_rankings
-from simulators.runner import EPISODES_FILE, LLM_CALLS_FILE, TIMINGS_FILE, RunLogs
+from simulators.logs import EPISODES_FILE, LLM_CALLS_FILE, TIMINGS_FILE
+from simulators.runner import RunLogs
 
 AgentPair = tuple[Any, Any]  # (recommender, seeker)
 

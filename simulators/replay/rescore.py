@@ -15,6 +15,7 @@ import pandas as pd
 from rich.table import Table
 
 from environments.models import Episode, Role, TerminationReason
+from simulators.replay.scripted import logged_moves
 from simulators.results import read_results_csv, results_frame
 from simulators.runlog import LoggedRun
 
@@ -51,8 +52,7 @@ def dialogue_stats(episodes: list[Episode]) -> Table:
     def mean(values: list[float]) -> str:
         return f"{np.mean(values):.2f}" if values else "-"
 
-    rec_turns = [sum(1 for t in e.turns if t.role is Role.recommender and not t.metadata.get("opening"))
-                 for e in episodes]
+    rec_turns = [len(logged_moves(e, Role.recommender)) for e in episodes]
     shown = [sum(len(t.items_shown) for t in e.turns) for e in episodes]
     likes = [sum(1 for t in e.turns for kind in t.feedback.values() if kind == "like") for e in episodes]
     dislikes = [sum(1 for t in e.turns for kind in t.feedback.values() if kind == "dislike") for e in episodes]

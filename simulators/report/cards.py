@@ -97,7 +97,7 @@ def collect_cards(runs: Sequence[LoggedRun], catalog_dir: Path | str | None = No
             result.run_catalog[run.label] = None
             continue
         if key not in loaded:
-            loaded[key] = (f"c{len(loaded)}", _try_config_catalog(run, result.notes))
+            loaded[key] = (f"c{len(loaded)}", try_config_catalog(run, result.notes))
         name, catalog = loaded[key]
         result.run_catalog[run.label] = name if catalog is not None else None
     for name, catalog in loaded.values():
@@ -116,7 +116,8 @@ def _config_key(run: LoggedRun) -> str | None:
     return json.dumps(environment, sort_keys=True, default=str)
 
 
-def _try_config_catalog(run: LoggedRun, notes: list[str]) -> Catalog | None:
+def try_config_catalog(run: LoggedRun, notes: list[str]) -> Catalog | None:
+    """The run's catalog, or None with a note saying why (titles are a nicety, never fatal)."""
     try:
         return catalog_from_config(run.config or {})
     except Exception as exc:  # noqa: BLE001 - any failure only costs the cards, never the report

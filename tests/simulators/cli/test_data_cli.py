@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pandas as pd
-import pytest
 
 from crsim_testing import crsim
 from environments.datasets.samples import write_amazon2018, write_yelp
