@@ -14,7 +14,7 @@ context, not in state. `recommender_from_function` / `seeker_from_function` wrap
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from langgraph.graph import END, START, StateGraph
@@ -23,7 +23,7 @@ from typing_extensions import TypedDict
 from environments.base import (
     Recommendation, RecommenderObservation, SeekerObservation, SeekerReply,
 )
-from environments.models import Role
+from environments.models import Role, Turn
 
 Obs = TypeVar("Obs", contravariant=True)
 Act = TypeVar("Act", covariant=True)
@@ -32,7 +32,11 @@ AgentState = dict[str, Any]
 
 @runtime_checkable
 class Agent(Protocol[Obs, Act]):
-    role: Role
+    """Any role's agent. Optionally it also has `resume_state(observation, moves)`: its
+    memory rebuilt from its role's earlier moves (`Turn`s, private notes included), used
+    when it takes over a logged episode half-way (`crsim replay --resume-from T`)."""
+
+    role: str
 
     def init_state(self, observation: Obs) -> AgentState: ...
 
@@ -70,28 +74,36 @@ class GraphAgent(Generic[C]):
     """An agent whose turn is one invocation of a compiled LangGraph graph.
 
     `memory_keys` names the state entries that survive to the next turn; everything else
-    (observation, action, scratch values) is per turn.
+    (observation, action, scratch values) is per turn. `resume` rebuilds that memory from
+    the agent role's earlier moves in a transcript (see `Agent`); without it, an agent
+    taking over half-way starts with fresh memory.
     """
 
-    def __init__(self, role: Role, graph: Any, context: C, memory_keys: tuple[str, ...] = (),
-                 initial_memory: Callable[[Any], AgentState] | None = None):
-        self.role = role
+    def __init__(self, role: str, graph: Any, context: C, memory_keys: tuple[str, ...] = (),
+                 initial_memory: Callable[[Any], AgentState] | None = None,
+                 resume: Callable[[Any, Sequence[Turn]], AgentState] | None = None):
+        self.role = str(role.value if isinstance(role, Role) else role)
         self.graph = graph
         self.context = context
         self.memory_keys = memory_keys
         self._initial_memory = initial_memory
+        self._resume = resume
 
     def init_state(self, observation: Any) -> AgentState:
         return self._initial_memory(observation) if self._initial_memory else {}
 
+    def resume_state(self, observation: Any, moves: Sequence[Turn]) -> AgentState:
+        state = self.init_state(observation)
+        return {**state, **self._resume(observation, moves)} if self._resume else state
+
     async def respond(self, observation: Any, state: AgentState) -> tuple[Any, AgentState]:
         result = await self.graph.ainvoke({**state, "observation": observation}, context=self.context)
         if result.get("action") is None:
-            raise RuntimeError(f"{self.role.value} graph finished without an action")
+            raise RuntimeError(f"{self.role} graph finished without an action")
         return result["action"], {key: result[key] for key in self.memory_keys if key in result}
 
 
-def _one_node_agent(role: Role, respond: Callable[[Any], Any | Awaitable[Any]]) -> GraphAgent[None]:
+def _one_node_agent(role: str, respond: Callable[[Any], Any | Awaitable[Any]]) -> GraphAgent[None]:
     import inspect
 
     async def node(state: TurnState) -> dict[str, Any]:
@@ -104,18 +116,18 @@ def _one_node_agent(role: Role, respond: Callable[[Any], Any | Awaitable[Any]]) 
     graph.add_node("respond", node)
     graph.add_edge(START, "respond")
     graph.add_edge("respond", END)
-    return GraphAgent(role, graph.compile(name=f"{role.value}_fn"), None)
+    return GraphAgent(role, graph.compile(name=f"{role}_fn"), None)
 
 
 def recommender_from_function(
     respond: Callable[[RecommenderObservation], Recommendation | Awaitable[Recommendation]],
 ) -> GraphAgent[None]:
     """Turn `respond(observation) -> Recommendation` into a recommender agent."""
-    return _one_node_agent(Role.recommender, respond)
+    return _one_node_agent(Role.recommender.value, respond)
 
 
 def seeker_from_function(
     respond: Callable[[SeekerObservation], SeekerReply | Awaitable[SeekerReply]],
 ) -> GraphAgent[None]:
     """Turn `respond(observation) -> SeekerReply` into a seeker agent."""
-    return _one_node_agent(Role.seeker, respond)
+    return _one_node_agent(Role.seeker.value, respond)

@@ -12,11 +12,13 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 CATALOG_SCHEMA_VERSION = 1
-EPISODE_SCHEMA_VERSION = 2
-"""2: `LLMCallSummary.cost_usd` added. Version-1 logs still load (see `simulators.logs`)."""
+EPISODE_SCHEMA_VERSION = 3
+"""2: `LLMCallSummary.cost_usd` added. 3: many targets (`targets`), per-turn `evaluations`
+(every target's rank, item-set state, mentions) instead of one `target_item`/`rankings`,
+free role names, item-set moves on turns. Older logs still load (see `simulators.logs`)."""
 
 AttributeValue = str | list[str]
 
@@ -91,42 +93,106 @@ class CatalogManifest(_Model):
 
 
 class Role(str, Enum):
+    """The roles crsim's own protocols use. A protocol may declare roles with other names:
+    a turn's role is a plain string, and these members compare equal to their values."""
+
     recommender = "recommender"
     seeker = "seeker"
     seller = "seller"
     customer = "customer"
+    curator = "curator"
 
 
 class Turn(_Model):
     """One utterance in a dialogue, with the items shown alongside it."""
 
     index: int = Field(description="Position in the transcript, from 0.")
-    role: Role = Field(description="Who spoke.")
+    role: str = Field(description="Who spoke: one of the roles the environment declares.")
     text: str = Field(description="What was said.")
     items_shown: list[str] = Field(default_factory=list, description="Item ids presented with it.")
     feedback: dict[str, str] = Field(
-        default_factory=dict, description="Item id -> like/dislike/add given on shown items."
+        default_factory=dict, description="Item id -> the speaker's reaction (like/dislike/...) to a shown item."
     )
+    added: list[str] = Field(default_factory=list, description="Items this move added to the item set.")
+    removed: list[str] = Field(default_factory=list, description="Items this move removed from the item set.")
     metadata: dict[str, Any] = Field(default_factory=dict, description="Agent-provided extras.")
+
+    @field_validator("role", mode="before")
+    @classmethod
+    def _plain_role(cls, value: Any) -> Any:
+        return value.value if isinstance(value, Enum) else value
 
 
 class TerminationReason(str, Enum):
+    """Why an episode ended. `max_turns`, `error` and `budget` are the orchestrator's; the
+    others are the environment's verdict on the task (see `environments.base.StepResult`)."""
+
     max_turns = "max_turns"
     accepted = "accepted"
     seeker_quit = "seeker_quit"
+    found = "found"
+    purchased = "purchased"
+    set_complete = "set_complete"
     error = "error"
     budget = "budget"
 
 
-class RankingRecord(_Model):
-    """Where the hidden target landed in one turn's ranking (evaluator's view)."""
+class TargetRank(_Model):
+    """Where one hidden target landed in a turn's ranking."""
 
-    turn: int = Field(description="Recommendation turn, from 1.")
-    target_rank: int = Field(description="1-based rank of the target after seeded tie-breaking.")
+    item_id: str = Field(description="The target item.")
+    rank: int = Field(description="1-based rank after seeded tie-breaking.")
     n_better: int = Field(description="Items scored strictly above the target.")
     n_tied: int = Field(description="Items scored equal to the target, itself included.")
-    n_candidates: int = Field(description="Size of the ranked candidate set.")
+
+
+class ItemSetState(_Model):
+    """The item set a protocol builds (a playlist, a basket) after one turn."""
+
+    items: list[str] = Field(default_factory=list, description="Items in the set, in the order they were added.")
+    added: list[str] = Field(default_factory=list, description="Items added this turn.")
+    removed: list[str] = Field(default_factory=list, description="Items removed this turn.")
+
+
+class ItemMention(_Model):
+    """An item a role named in its utterance, as the environment knows it (evaluator's view)."""
+
+    role: str = Field(description="Who named it.")
+    item_id: str = Field(description="The catalog item named.")
+    turn_index: int = Field(description="Transcript index of the turn that named it.")
+    attitude: str | None = Field(default=None, description="like / dislike / neutral, if known.")
+
+
+class TurnEvaluation(_Model):
+    """What the evaluator records about one turn (round) of an episode; agents never see it.
+
+    A ranking protocol fills `ranks` (every target's rank) and `top`; a set protocol fills
+    `item_set`; a protocol whose roles name items fills `mentions`. Metrics read these.
+    """
+
+    turn: int = Field(description="Round, from 1 (every declared role moves once per round).")
+    source_turn: int | None = Field(default=None, description="Transcript index of the move evaluated.")
+    n_candidates: int = Field(default=0, description="Size of the ranked candidate set (0: nothing ranked).")
+    ranks: list[TargetRank] = Field(default_factory=list, description="Rank of every target this turn.")
     top: list[str] = Field(default_factory=list, description="Top of the ranking (item ids).")
+    item_set: ItemSetState | None = Field(default=None, description="The item set after this turn, if any.")
+    mentions: list[ItemMention] = Field(default_factory=list, description="Items named this turn.")
+
+    @property
+    def best_rank(self) -> int | None:
+        return min((r.rank for r in self.ranks), default=None)
+
+    def rank_of(self, item_id: str) -> int | None:
+        return next((r.rank for r in self.ranks if r.item_id == item_id), None)
+
+
+class EpisodeEvaluation(_Model):
+    """The evaluator's view of a finished (or crashed) episode, as the environment reports it."""
+
+    targets: list[str] = Field(default_factory=list, description="Hidden targets (one for single-target).")
+    profile: dict[str, Any] = Field(default_factory=dict, description="What the simulated user was given.")
+    turns: list[Turn] = Field(default_factory=list, description="The transcript, private notes included.")
+    evaluations: list[TurnEvaluation] = Field(default_factory=list, description="One record per evaluated turn.")
 
 
 class LLMCallSummary(_Model):
@@ -155,10 +221,15 @@ class Episode(_Model):
     config_hash: str = Field(description="Hash of the resolved config that produced it.")
     seed: int = Field(description="Seed of this episode's random generators.")
     environment: str = Field(description="Environment protocol name.")
-    target_item: str | None = Field(default=None, description="Hidden target (evaluator only).")
-    profile: dict[str, Any] = Field(default_factory=dict, description="What the seeker was given.")
+    targets: list[str] = Field(default_factory=list, description="Hidden targets (evaluator only).")
+    profile: dict[str, Any] = Field(default_factory=dict, description="What the simulated user was given.")
     turns: list[Turn] = Field(default_factory=list, description="The transcript.")
-    rankings: list[RankingRecord] = Field(default_factory=list, description="Per-turn target ranks.")
+    evaluations: list[TurnEvaluation] = Field(default_factory=list, description="Per-turn evaluation records.")
     termination: TerminationReason = Field(description="Why the episode ended.")
     llm_calls: list[LLMCallSummary] = Field(default_factory=list, description="Language-model calls.")
     error: str | None = Field(default=None, description="Traceback if the episode crashed.")
+
+    @property
+    def target_item(self) -> str | None:
+        """The first target: the target of a single-target episode."""
+        return self.targets[0] if self.targets else None

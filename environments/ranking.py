@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from environments.base import Recommendation
+from environments.models import TargetRank
 
 
 def scores_from_action(action: Recommendation, candidates: Sequence[str],
@@ -41,8 +42,14 @@ def tie_broken_order(scores: np.ndarray, rng: np.random.Generator) -> np.ndarray
     return shuffled[np.argsort(-scores[shuffled], kind="stable")]
 
 
-def target_position(scores: np.ndarray, order: np.ndarray, target: int) -> tuple[int, int, int]:
-    """(1-based rank, items strictly better, items tied with the target incl. itself)."""
-    rank = int(np.flatnonzero(order == target)[0]) + 1
-    value = scores[target]
-    return rank, int(np.count_nonzero(scores > value)), int(np.count_nonzero(scores == value))
+def rank_targets(scores: np.ndarray, order: np.ndarray, targets: Sequence[tuple[str, int]]) -> list[TargetRank]:
+    """Each (item id, candidate position) target's rank in `order`, in the order given."""
+    position = np.empty(order.shape[0], dtype=np.int64)
+    position[order] = np.arange(1, order.shape[0] + 1)
+    ranks = []
+    for item_id, index in targets:
+        value = scores[index]
+        ranks.append(TargetRank(item_id=item_id, rank=int(position[index]),
+                                n_better=int(np.count_nonzero(scores > value)),
+                                n_tied=int(np.count_nonzero(scores == value))))
+    return ranks

@@ -19,16 +19,19 @@ from typing import Any
 import numpy as np
 
 from environments.base import (
-    DialogueInterface, Environment, ItemInterface, Observation, Recommendation,
-    RecommenderObservation, SeekerObservation, SeekerReply, StepResult,
+    DialogueInterface, Environment, EnvironmentSetup, ItemInterface, Recommendation, RecommenderObservation,
+    SeekerObservation, SeekerReply, StepResult,
 )
 from environments.catalog import Catalog
 from environments.holdout import TargetSlot, draw_target_pool
-from environments.models import AttributeValue, RankingRecord, Role
-from environments.ranking import scores_from_action, target_position, tie_broken_order
+from environments.models import (
+    AttributeValue, EpisodeEvaluation, Role, TerminationReason, Turn, TurnEvaluation,
+)
+from environments.ranking import rank_targets, scores_from_action, tie_broken_order
 
 DEFAULT_OPENING = "Hello, what category of {item_noun} are you looking for?"
 TOP_LOGGED = 10
+SEEKER_ENDINGS = {TerminationReason.accepted: "accept", TerminationReason.seeker_quit: "quit"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,16 +50,20 @@ class TargetBiasedProfile:
                 "n_positive_reviews": len(self.positive_reviews), "own_review": self.own_review}
 
 
-class SingleTargetSetup:
+class SingleTargetSetup(EnvironmentSetup):
     """Shared, read-only state for all episodes of a run."""
 
     name = "single_target"
+    roles = (Role.seeker.value, Role.recommender.value)
 
     def __init__(self, catalog: Catalog, *, target_pool_size: int = 500, holdout_seed: int = 0,
                  top_k: int = 4, opening_question: str | None = None, max_positive_reviews: int = 10):
         self.catalog = catalog
         self.pool: list[TargetSlot] = draw_target_pool(catalog, target_pool_size, holdout_seed)
-        self.recommender_catalog = catalog.without_reviews(slot.review_id for slot in self.pool)
+        self.recommender_catalog = catalog.without(
+            reviews=[slot.review_id for slot in self.pool],
+            interactions=[(catalog.review_by_id[slot.review_id].user_id, slot.item_id) for slot in self.pool],
+        )
         self.top_k = top_k
         self.opening_question = (opening_question or DEFAULT_OPENING).format(item_noun=catalog.item_noun)
         self.max_positive_reviews = max_positive_reviews
@@ -64,6 +71,19 @@ class SingleTargetSetup:
 
     def new_episode(self) -> SingleTargetEnvironment:
         return SingleTargetEnvironment(self)
+
+    def agent_catalog(self, role: str) -> Catalog | None:
+        return self.recommender_catalog if role == Role.recommender else None
+
+    def scripted_action(self, role: str, turn: Turn, ending: TerminationReason | None) -> Any:
+        if role == Role.seeker:
+            decision = SEEKER_ENDINGS.get(ending) if ending else None
+            return SeekerReply(text=turn.text, feedback=dict(turn.feedback), accept=decision == "accept",
+                               quit=decision == "quit", metadata=dict(turn.metadata))
+        if role == Role.recommender:
+            return Recommendation(question=turn.text, ranked_ids=list(turn.items_shown),
+                                  metadata=dict(turn.metadata))
+        return super().scripted_action(role, turn, ending)
 
     def profile_for(self, slot: TargetSlot) -> TargetBiasedProfile:
         item = self.catalog.item(slot.item_id)
@@ -77,13 +97,16 @@ class SingleTargetSetup:
 def build_single_target(catalog: str | None = None, world: dict[str, Any] | None = None,
                         **options: Any) -> SingleTargetSetup:
     """Hydra factory: load `catalog` (a directory) or the synthetic `world` it describes."""
-    if catalog:
-        loaded = Catalog.load(Path(catalog))
-    else:
-        from environments.worlds import load_world
+    return SingleTargetSetup(load_catalog(catalog, world), **options)
 
-        loaded = load_world(**(world or {}))
-    return SingleTargetSetup(loaded, **options)
+
+def load_catalog(catalog: str | None, world: dict[str, Any] | None) -> Catalog:
+    """The catalog directory if given, else the synthetic world it describes (cached)."""
+    if catalog:
+        return Catalog.load(Path(catalog))
+    from environments.worlds import load_world
+
+    return load_world(**(world or {}))
 
 
 class SingleTargetEnvironment(Environment):
@@ -95,7 +118,7 @@ class SingleTargetEnvironment(Environment):
         self.candidates = view.item_ids
         self.dialogue = DialogueInterface()
         self.items = ItemInterface(setup.items_by_id, setup.top_k)
-        self.rankings: list[RankingRecord] = []
+        self.evaluations: list[TurnEvaluation] = []
         self.turn = 0
         self._rng: np.random.Generator | None = None
         self._slot: TargetSlot | None = None
@@ -103,7 +126,7 @@ class SingleTargetEnvironment(Environment):
         self._seed = 0
 
     # ------------------------------------------------------------- protocol
-    def reset(self, *, seed: int, options: dict[str, Any] | None = None) -> dict[Role, Observation]:
+    def reset(self, *, seed: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
         self._seed = seed
         self._rng = np.random.default_rng(seed)
         pool = self.setup.pool
@@ -116,27 +139,37 @@ class SingleTargetEnvironment(Environment):
             self._slot = pool[int(self._rng.integers(len(pool)))]
         self._profile = self.setup.profile_for(self._slot)
         self.dialogue.append(Role.recommender, self.setup.opening_question, metadata={"opening": True})
-        return {Role.recommender: self._recommender_obs(), Role.seeker: self._seeker_obs()}
+        return {role: self.observe(role) for role in self.setup.roles}
 
-    def step(self, action: Recommendation | SeekerReply) -> StepResult:
-        if isinstance(action, SeekerReply):
+    def observe(self, role: str) -> Any:
+        if role == Role.seeker:
+            return SeekerObservation(self.turn, self.dialogue.visible_to(Role.seeker), self.items.shown(),
+                                     self._profile, self.setup.catalog.item_noun, self._seed)
+        if role == Role.recommender:
+            return RecommenderObservation(self.turn, self.dialogue.visible_to(Role.recommender), self.items.shown(),
+                                          self.candidates, self.setup.catalog.item_noun, self._seed)
+        raise ValueError(f"single_target has no role '{role}' (roles: {', '.join(self.setup.roles)})")
+
+    def step(self, role: str, action: Any) -> StepResult:
+        if role == Role.seeker and isinstance(action, SeekerReply):
             return self._seeker_step(action)
-        if isinstance(action, Recommendation):
+        if role == Role.recommender and isinstance(action, Recommendation):
             return self._recommender_step(action)
-        raise TypeError(f"unknown action type {type(action).__name__}")
+        raise TypeError(f"single_target: a {role} cannot make a {type(action).__name__} move")
 
-    def evaluation(self) -> dict[str, Any]:
-        assert self._slot is not None and self._profile is not None
-        return {"target_item": self._slot.item_id, "profile": self._profile.log_view(),
-                "rankings": list(self.rankings), "turns": list(self.dialogue.transcript())}
+    def evaluation(self) -> EpisodeEvaluation:
+        if self._slot is None or self._profile is None:
+            return EpisodeEvaluation(turns=list(self.dialogue.transcript()))
+        return EpisodeEvaluation(targets=[self._slot.item_id], profile=self._profile.log_view(),
+                                 turns=list(self.dialogue.transcript()), evaluations=list(self.evaluations))
 
     # -------------------------------------------------------------- moves
     def _seeker_step(self, reply: SeekerReply) -> StepResult:
         for item_id, kind in reply.feedback.items():
             self.items.give_feedback(item_id, kind)
         self.dialogue.append(Role.seeker, reply.text, feedback=reply.feedback, metadata=reply.metadata)
-        info = {"accepted": reply.accept, "quit": reply.quit}
-        return StepResult(self._recommender_obs(), reply.accept or reply.quit, False, info)
+        ending = TerminationReason.accepted if reply.accept else TerminationReason.seeker_quit if reply.quit else None
+        return StepResult(ending)
 
     def _recommender_step(self, action: Recommendation) -> StepResult:
         assert self._rng is not None and self._slot is not None
@@ -144,21 +177,11 @@ class SingleTargetEnvironment(Environment):
         scores = scores_from_action(action, self.candidates, view.item_index)
         order = tie_broken_order(scores, self._rng)
         self.turn += 1
-        target = view.item_index[self._slot.item_id]
-        rank, better, tied = target_position(scores, order, target)
+        ranks = rank_targets(scores, order, [(self._slot.item_id, view.item_index[self._slot.item_id])])
         top_ids = [self.candidates[i] for i in order[: max(TOP_LOGGED, self.setup.top_k)]]
-        self.rankings.append(RankingRecord(turn=self.turn, target_rank=rank, n_better=better,
-                                           n_tied=tied, n_candidates=len(self.candidates), top=top_ids))
         shown = self.items.present(top_ids)
-        self.dialogue.append(Role.recommender, action.question, items_shown=[c.id for c in shown],
-                             metadata=action.metadata)
-        return StepResult(self._seeker_obs(), False, False, {"turn": self.turn})
-
-    # -------------------------------------------------------- observations
-    def _recommender_obs(self) -> RecommenderObservation:
-        return RecommenderObservation(self.turn, self.dialogue.visible_to(Role.recommender), self.items.shown(),
-                                      self.candidates, self.setup.catalog.item_noun, self._seed)
-
-    def _seeker_obs(self) -> SeekerObservation:
-        return SeekerObservation(self.turn, self.dialogue.visible_to(Role.seeker), self.items.shown(),
-                                 self._profile, self.setup.catalog.item_noun, self._seed)
+        turn = self.dialogue.append(Role.recommender, action.question, items_shown=[c.id for c in shown],
+                                    metadata=action.metadata)
+        self.evaluations.append(TurnEvaluation(turn=self.turn, source_turn=turn.index, n_candidates=len(self.candidates),
+                                               ranks=ranks, top=top_ids))
+        return StepResult(None, {"turn": self.turn})

@@ -464,7 +464,7 @@ def call_stats(run_dir: Path) -> dict[str, int]:
 
 def comparable(summary: Any) -> list[Any]:
     """What must match between two runs of the same episodes (not timings)."""
-    return [(e.id, e.termination, [r.target_rank for r in e.rankings]) for e in summary.episodes]
+    return [(e.id, e.termination, [r.best_rank for r in e.evaluations]) for e in summary.episodes]
 
 
 async def bench_cached_sweep(server: ServerProcess, args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
@@ -482,7 +482,7 @@ async def bench_cached_sweep(server: ServerProcess, args: argparse.Namespace, sc
         setup, recommender, seeker = make_agents(llm, catalog, encoder)
         started = time.perf_counter()
         summary = await asyncio.wait_for(
-            run_episodes(setup, recommender, seeker, episodes=n, max_turns=turns, seed=7,
+            run_episodes(setup, {"recommender": recommender, "seeker": seeker}, episodes=n, max_turns=turns, seed=7,
                          concurrency=concurrency, run_dir=scratch / name, config_hash="bench-llm",
                          progress=False),
             timeout=args.sweep_time_limit)

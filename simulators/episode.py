@@ -1,9 +1,12 @@
-"""One episode: a LangGraph graph that alternates seeker and recommender until it must stop.
+"""One episode: a LangGraph graph that lets each declared role move in turn until it must stop.
 
-Agents propose, the orchestrator decides: after each move it asks the environment whether
-the task ended (accepted, quit) and enforces the turn limit itself, then records a
-`TerminationReason`. A crash anywhere inside the episode ends it with `error` and its
-traceback; the transcript up to that point is kept.
+The environment setup declares its roles in speaking order; each round every role moves
+once, and `max_turns` counts rounds. Agents propose, the orchestrator decides: after each
+move it asks the environment whether the task ended (and why: accepted, found, set
+complete, ...), enforces the round limit itself, then records a `TerminationReason`. A
+crash anywhere inside the episode ends it with `error` and its traceback; a spent run
+budget with `budget`; the transcript up to that point is kept either way. Nothing here
+knows which protocol runs.
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from __future__ import annotations
 import time
 import traceback
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -22,7 +27,7 @@ from typing_extensions import TypedDict
 from agents.llm.budget import BudgetExceeded
 from agents.llm.recording import CallRecorder, LLMCallRecord, recording, summaries
 from environments.base import Environment
-from environments.models import Episode, Role, TerminationReason
+from environments.models import Episode, EpisodeEvaluation, TerminationReason
 
 
 def episode_seed(run_seed: int, index: int) -> int:
@@ -37,69 +42,60 @@ def episode_id(run_seed: int, index: int) -> str:
 @dataclass
 class EpisodeContext:
     env: Environment
-    recommender: Any
-    seeker: Any
+    agents: Mapping[str, Any]
     max_turns: int
     seconds: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
 
 
 class EpisodeState(TypedDict, total=False):
-    seeker_obs: Any
-    recommender_obs: Any
-    seeker_state: dict[str, Any]
-    recommender_state: dict[str, Any]
-    turn: int
+    memory: dict[str, dict[str, Any]]  # role -> the agent's memory between its moves
+    turn: int  # completed rounds
     termination: TerminationReason
 
 
-async def _act(ctx: EpisodeContext, role: str, agent: Any, observation: Any, memory: dict[str, Any]) -> Any:
-    """Let `agent` move, time it, and apply the move: (step result, agent's new memory)."""
-    started = time.perf_counter()
-    action, memory = await agent.respond(observation, memory)
-    ctx.seconds[role].append(time.perf_counter() - started)
-    return ctx.env.step(action), memory
+def _role_node(role: str, closes_round: bool):
+    """The graph node of one role: observe, let the agent move, apply the move, judge."""
+
+    async def move(state: EpisodeState, runtime: Runtime[EpisodeContext]) -> dict[str, Any]:
+        ctx = runtime.context
+        started = time.perf_counter()
+        action, memory = await ctx.agents[role].respond(ctx.env.observe(role), state["memory"][role])
+        ctx.seconds[role].append(time.perf_counter() - started)
+        result = ctx.env.step(role, action)
+        update: dict[str, Any] = {"memory": {**state["memory"], role: memory}}
+        turn = state["turn"] + (1 if closes_round else 0)
+        if closes_round:
+            update["turn"] = turn
+        if result.termination is not None:
+            update["termination"] = result.termination
+        elif closes_round and turn >= ctx.max_turns:
+            update["termination"] = TerminationReason.max_turns
+        return update
+
+    return move
 
 
-async def seeker_turn(state: EpisodeState, runtime: Runtime[EpisodeContext]) -> dict[str, Any]:
-    ctx = runtime.context
-    result, memory = await _act(ctx, "seeker", ctx.seeker, state["seeker_obs"], state["seeker_state"])
-    update: dict[str, Any] = {"seeker_state": memory, "recommender_obs": result.observation}
-    if result.terminated:
-        accepted = result.info.get("accepted")
-        update["termination"] = TerminationReason.accepted if accepted else TerminationReason.seeker_quit
-    return update
-
-
-async def recommender_turn(state: EpisodeState, runtime: Runtime[EpisodeContext]) -> dict[str, Any]:
-    ctx = runtime.context
-    result, memory = await _act(ctx, "recommender", ctx.recommender, state["recommender_obs"],
-                                state["recommender_state"])
-    turn = state["turn"] + 1
-    update: dict[str, Any] = {"recommender_state": memory, "seeker_obs": result.observation, "turn": turn}
-    if result.terminated:
-        update["termination"] = TerminationReason.seeker_quit
-    elif turn >= ctx.max_turns:
-        update["termination"] = TerminationReason.max_turns
-    return update
-
-
-def _next(after: str):
+def _route(after: str):
     def route(state: EpisodeState) -> str:
         return END if state.get("termination") else after
     return route
 
 
-def build_orchestrator() -> Any:
+@lru_cache(maxsize=32)
+def orchestrator(roles: tuple[str, ...]) -> Any:
+    """The compiled graph for `roles` (speaking order): role 1 -> role 2 -> ... -> role 1."""
+    if not roles:
+        raise ValueError("an environment setup must declare at least one role")
+    if len(set(roles)) != len(roles):
+        raise ValueError(f"roles must be distinct, got {list(roles)}")
     graph = StateGraph(EpisodeState, context_schema=EpisodeContext)
-    graph.add_node("seeker", seeker_turn)
-    graph.add_node("recommender", recommender_turn)
-    graph.add_edge(START, "seeker")
-    graph.add_conditional_edges("seeker", _next("recommender"), ["recommender", END])
-    graph.add_conditional_edges("recommender", _next("seeker"), ["seeker", END])
+    for position, role in enumerate(roles):
+        graph.add_node(role, _role_node(role, closes_round=position == len(roles) - 1))
+    graph.add_edge(START, roles[0])
+    for position, role in enumerate(roles):
+        after = roles[(position + 1) % len(roles)]
+        graph.add_conditional_edges(role, _route(after), [after, END])
     return graph.compile(name="episode")
-
-
-ORCHESTRATOR = build_orchestrator()
 
 
 @dataclass
@@ -109,27 +105,30 @@ class EpisodeOutcome:
     llm_calls: list[LLMCallRecord]
 
 
-async def run_episode(setup: Any, recommender: Any, seeker: Any, *, index: int, run_seed: int,
-                      max_turns: int, config_hash: str) -> EpisodeOutcome:
+async def run_episode(setup: Any, agents: Mapping[str, Any], *, index: int, run_seed: int, max_turns: int,
+                      config_hash: str) -> EpisodeOutcome:
     """Run one episode to its end; never raises for a failure inside the episode.
 
-    A spent run budget ends it with `budget` (and the budget's state as `error` text, no
-    traceback); any other exception ends it with `error` and the traceback.
+    `agents` maps each role `setup.roles` declares to its agent. A spent run budget ends
+    the episode with `budget` (and the budget's state as `error` text, no traceback); any
+    other exception ends it with `error` and the traceback.
     """
+    roles: Sequence[str] = tuple(setup.roles)
+    missing = [role for role in roles if role not in agents]
+    if missing:
+        raise ValueError(f"no agent for role(s) {missing} of environment '{setup.name}'")
     seed = episode_seed(run_seed, index)
     env: Environment = setup.new_episode()
-    ctx = EpisodeContext(env, recommender, seeker, max_turns)
+    ctx = EpisodeContext(env, agents, max_turns)
     recorder = CallRecorder()
-    termination, error, evaluation = TerminationReason.error, None, {}
+    termination, error = TerminationReason.error, None
     with recording(recorder):
         try:
             first = env.reset(seed=seed)
-            state: EpisodeState = {
-                "seeker_obs": first[Role.seeker], "recommender_obs": first[Role.recommender],
-                "seeker_state": seeker.init_state(first[Role.seeker]),
-                "recommender_state": recommender.init_state(first[Role.recommender]), "turn": 0,
-            }
-            final = await ORCHESTRATOR.ainvoke(state, context=ctx, config={"recursion_limit": 2 * max_turns + 8})
+            state: EpisodeState = {"memory": {role: agents[role].init_state(first[role]) for role in roles},
+                                   "turn": 0}
+            limit = (len(roles) + 1) * max_turns + 8
+            final = await orchestrator(tuple(roles)).ainvoke(state, context=ctx, config={"recursion_limit": limit})
             termination = final["termination"]
         except BudgetExceeded as exc:
             termination, error = TerminationReason.budget, str(exc)
@@ -137,13 +136,13 @@ async def run_episode(setup: Any, recommender: Any, seeker: Any, *, index: int, 
             error = traceback.format_exc()
     try:
         evaluation = env.evaluation()
-    except Exception:  # noqa: BLE001 - reset itself may have failed
-        evaluation = {}
+    except Exception:  # noqa: BLE001 - keep the episode even if the evaluator fails too
+        evaluation = EpisodeEvaluation()
+        termination, error = TerminationReason.error, (error or "") + "evaluation failed:\n" + traceback.format_exc()
     episode = Episode(
         id=episode_id(run_seed, index), index=index, config_hash=config_hash, seed=seed,
-        environment=getattr(env, "name", type(env).__name__), target_item=evaluation.get("target_item"),
-        profile=evaluation.get("profile", {}), turns=evaluation.get("turns", []),
-        rankings=evaluation.get("rankings", []),
+        environment=getattr(env, "name", type(env).__name__), targets=evaluation.targets,
+        profile=evaluation.profile, turns=evaluation.turns, evaluations=evaluation.evaluations,
         termination=termination, llm_calls=summaries(recorder.records), error=error,
     )
     return EpisodeOutcome(episode, dict(ctx.seconds), list(recorder.records))

@@ -25,6 +25,8 @@ M = TypeVar("M", bound=BaseModel)
 EPISODES_FILE = "episodes.jsonl"
 TIMINGS_FILE = "timings.jsonl"
 LLM_CALLS_FILE = "llm_calls.jsonl"
+BUILD_CALLS_ID = "build"
+"""`episode_id` of the LLM calls agents made while being built, before any episode."""
 
 
 class JsonlAppender:
@@ -100,9 +102,34 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "schema_version": 2}
 
 
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 generalised one target to many: `target_item` becomes `targets`, and each
+    `RankingRecord` becomes a `TurnEvaluation` holding that target's rank. The record's
+    `source_turn` (which transcript move it evaluates) is the n-th recommender move after
+    the environment's opening line, which is how version 2 counted ranking turns."""
+    data = dict(data)
+    target = data.pop("target_item", None)
+    rankings = data.pop("rankings", None) or []
+    moves = [t.get("index", position) for position, t in enumerate(data.get("turns") or [])
+             if isinstance(t, dict) and t.get("role") == "recommender" and not (t.get("metadata") or {}).get("opening")]
+    evaluations = []
+    for record in rankings:
+        if not isinstance(record, dict):
+            evaluations.append(record)  # left for validation to report
+            continue
+        turn = record.get("turn")
+        ranks = [{"item_id": target, "rank": record.get("target_rank"), "n_better": record.get("n_better"),
+                  "n_tied": record.get("n_tied")}] if target is not None else []
+        source = moves[turn - 1] if isinstance(turn, int) and 0 < turn <= len(moves) else None
+        evaluations.append({"turn": turn, "source_turn": source, "n_candidates": record.get("n_candidates", 0),
+                            "ranks": ranks, "top": record.get("top", [])})
+    return {**data, "schema_version": 3, "targets": [target] if target is not None else [],
+            "evaluations": evaluations}
+
+
 # Episode schema version -> step to the next version. Every older version a released crsim
 # wrote stays readable by chaining these; a change that cannot be upgraded is refused.
-EPISODE_UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+EPISODE_UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def upgrade_episode(data: Any) -> tuple[Any, str | None]:

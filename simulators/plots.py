@@ -16,13 +16,19 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from simulators.metrics import higher_is_better
+HEADLINE: tuple[str, ...] = ("hits@10", "mrr")
+
+
+def headline_metrics(metrics: Sequence[str]) -> list[str]:
+    """The overview plot's metrics: hits@10 and MRR when present, else the first two."""
+    chosen = [m for m in HEADLINE if m in metrics]
+    return chosen or list(metrics[:2])
 
 
 def plot_metrics_vs_turn(
     frames: Mapping[str, pd.DataFrame],
     path: Path | str,
-    metrics: Sequence[str] = ("hits@10", "mrr"),
+    metrics: Sequence[str] = HEADLINE,
     *,
     title: str | None = None,
     dpi: int = 120,
@@ -40,6 +46,10 @@ def plot_metrics_vs_turn(
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
 
+    higher: dict[str, bool] = {}
+    for df in frames.values():
+        if "higher_is_better" in df.columns:
+            higher.update(zip(df["metric"], df["higher_is_better"]))
     fig = Figure(figsize=(5.0 * len(metrics), 4.0), layout="constrained")
     axes = fig.subplots(1, len(metrics), squeeze=False)[0]
     for ax, metric in zip(axes, metrics, strict=True):
@@ -51,7 +61,7 @@ def plot_metrics_vs_turn(
             ax.fill_between(
                 rows["turn"], rows["ci_low"], rows["ci_high"], color=line.get_color(), alpha=0.2
             )
-        better = "higher" if _higher_is_better(metric) else "lower"
+        better = "higher" if higher.get(metric, True) else "lower"
         ax.set_title(f"{metric} ({better} is better)")
         ax.set_xlabel("turn")
         ax.set_ylabel(metric)
@@ -66,10 +76,3 @@ def plot_metrics_vs_turn(
         fig.suptitle(title)
     fig.savefig(path, dpi=dpi, format="png")
     return path
-
-
-def _higher_is_better(metric: str) -> bool:
-    try:
-        return higher_is_better(metric)
-    except ValueError:  # a metric someone added to the frame but not to metrics.py
-        return True

@@ -1,15 +1,17 @@
 """Per-turn results: one long table of metric means with bootstrap intervals.
 
-The long format (`turn, metric, mean, ci_low, ci_high, n`) is what gets written to disk:
-it concatenates across runs with one extra column (see `sweep_summary`), it survives new
-metrics without a schema change, and pandas pivots it into any wide view. The wide view
-is only for people: `render_table` prints one row per turn, one column per metric.
+The long format (`turn, metric, mean, ci_low, ci_high, n, higher_is_better`) is what gets
+written to disk: it concatenates across runs with one extra column (see `sweep_summary`),
+it survives new metrics without a schema change (each row says which way its metric
+goes, so a reader needs no metric code to pick a winner), and pandas pivots it into any
+wide view. The wide view is only for people: `render_table` prints one row per turn, one
+column per metric.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -18,56 +20,64 @@ from rich.console import Console
 from rich.table import Table
 
 from environments.models import Episode
-from simulators.metrics import DEFAULT_KS, episode_metrics, is_scorable, metric_names
+from simulators.metrics import Metric, check_unique, default_metrics, episode_metrics, higher_is_better, is_scorable
 from simulators.stats import bootstrap_ci
 
-COLUMNS: tuple[str, ...] = ("turn", "metric", "mean", "ci_low", "ci_high", "n")
+COLUMNS: tuple[str, ...] = ("turn", "metric", "mean", "ci_low", "ci_high", "n", "higher_is_better")
+REQUIRED: tuple[str, ...] = COLUMNS[:6]
+"""Columns every results table has; `higher_is_better` is filled in for older tables."""
 
 
 def results_frame(
     episodes: Iterable[Episode],
     max_turns: int,
+    metrics: Sequence[Metric] | None = None,
     *,
     seed: int = 0,
     n_resamples: int = 1000,
     confidence: float = 0.95,
-    ks: Iterable[int] = DEFAULT_KS,
 ) -> pd.DataFrame:
-    """Mean and bootstrap CI of every metric at every turn 1..`max_turns`.
+    """Mean and bootstrap CI of every metric (default: the single-target set) at every
+    turn 1..`max_turns`.
 
-    Rows are ordered by turn, then by metric in `metric_names(ks)` order; every
-    (turn, metric) pair gets a row even if no episode reached it (n=0, NaN values), so
-    frames from different runs line up. Unscorable (crashed or rank-less) episodes are
-    left out; their count is kept in `df.attrs["n_excluded"]` for the caller to report.
-    Every cell uses the same seed, so within a turn all metrics are computed on the same
-    resamples of episodes and their intervals are mutually consistent.
+    Rows are ordered by turn, then by metric in the order given; every (turn, metric) pair
+    gets a row even if no episode reached it (n=0, NaN values), so frames from different
+    runs line up. Unscorable (crashed or record-less) episodes are left out; their count
+    is kept in `df.attrs["n_excluded"]` for the caller to report. Every cell uses the same
+    seed, so within a turn all metrics are computed on the same resamples of episodes and
+    their intervals are mutually consistent.
     """
-    ks = tuple(ks)
-    names = metric_names(ks)
+    metrics = check_unique(metrics if metrics is not None else default_metrics())
     per_turn: dict[int, dict[str, list[float]]] = {
-        t: {name: [] for name in names} for t in range(1, max_turns + 1)
+        t: {m.name: [] for m in metrics} for t in range(1, max_turns + 1)
     }
     n_excluded = 0
     for episode in episodes:
         if not is_scorable(episode):
             n_excluded += 1
             continue
-        for turn, values in episode_metrics(episode, max_turns, ks=ks).items():
+        for turn, values in episode_metrics(episode, max_turns, metrics).items():
             for name, value in values.items():
                 per_turn[turn][name].append(value)
     rows = []
     for turn in range(1, max_turns + 1):
-        for name in names:
-            values = np.asarray(per_turn[turn][name], dtype=float)
+        for metric in metrics:
+            values = np.asarray(per_turn[turn][metric.name], dtype=float)
             mean, low, high = bootstrap_ci(
                 values, n_resamples=n_resamples, confidence=confidence, seed=seed
             )
-            rows.append((turn, name, mean, low, high, int(values.size)))
+            rows.append((turn, metric.name, mean, low, high, int(values.size), metric.higher_is_better))
     df = pd.DataFrame(rows, columns=list(COLUMNS))
     df["turn"] = df["turn"].astype("int64")
     df["n"] = df["n"].astype("int64")
+    df["higher_is_better"] = df["higher_is_better"].astype(bool)
     df.attrs["n_excluded"] = n_excluded
     return df
+
+
+def directions(df: pd.DataFrame) -> dict[str, bool]:
+    """Metric name -> whether higher is better, as the table itself says."""
+    return {str(m): bool(h) for m, h in zip(df["metric"], df["higher_is_better"])}
 
 
 def write_results_csv(df: pd.DataFrame, path: Path | str) -> Path:
@@ -82,15 +92,19 @@ def read_results_csv(path: Path | str) -> pd.DataFrame:
     """Read a CSV written by `write_results_csv`, with the same dtypes.
 
     Extra leading columns (such as `config` in a sweep summary) are kept; missing
-    required columns are an error naming them, not a KeyError deep inside a plot.
+    required columns are an error naming them, not a KeyError deep inside a plot. Tables
+    written before `higher_is_better` existed get it from the built-in metric names.
     """
     path = Path(path)
     df = pd.read_csv(path, dtype={"metric": str})
+    if "higher_is_better" not in df.columns and "metric" in df.columns:
+        df["higher_is_better"] = [higher_is_better(m) for m in df["metric"]]
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"{path}: not a results table, missing columns {missing}")
     df["turn"] = df["turn"].astype("int64")
     df["n"] = df["n"].astype("int64")
+    df["higher_is_better"] = df["higher_is_better"].astype(bool)
     for col in ("mean", "ci_low", "ci_high"):
         df[col] = df[col].astype(float)
     return df
@@ -107,10 +121,11 @@ def table_console() -> Console:
 
 
 def format_cell(metric: str, mean: float, low: float, high: float) -> str:
-    """'0.512 [0.47, 0.55]'; ranks get one decimal ('12.3 [10.1, 14.6]'); NaN gives '-'."""
+    """'0.512 [0.47, 0.55]' for values within [0, 1] (rates, shares); larger values such as
+    ranks get one decimal ('12.3 [10.1, 14.6]'); NaN gives '-'."""
     if math.isnan(mean):
         return "-"
-    if metric == "avg_position":
+    if not 0.0 <= low <= high <= 1.0:
         return f"{mean:.1f} [{low:.1f}, {high:.1f}]"
     return f"{mean:.3f} [{low:.2f}, {high:.2f}]"
 

@@ -19,6 +19,7 @@ import yaml
 
 from environments.errors import CrsimError
 from environments.models import Episode
+from simulators.metrics import Metric, run_metrics
 from simulators.logs import EPISODES_FILE, LLM_CALLS_FILE, LogProblem, read_episodes, read_json_lines
 from simulators.sweep_summary import job_labels, job_overrides
 
@@ -45,10 +46,15 @@ class LoggedRun:
         """The run's turn limit from its config, else the deepest turn any episode reached."""
         if self.config and isinstance(self.config.get("max_turns"), int):
             return int(self.config["max_turns"])
-        deepest = [r.turn for e in self.episodes for r in e.rankings]
-        deepest += [sum(1 for t in e.turns if t.role.value == "recommender" and not t.metadata.get("opening"))
-                    for e in self.episodes]  # the environment's opening question ranks nothing
+        deepest = [r.turn for e in self.episodes for r in e.evaluations]
+        deepest += [sum(1 for t in e.turns if t.role == "recommender" and not t.metadata.get("opening"))
+                    for e in self.episodes]  # logs without records (imported dialogues): count rounds
         return max(deepest, default=1) or 1
+
+    @cached_property
+    def metrics(self) -> list[Metric]:
+        """The metrics the run was configured with (the single-target set for older runs)."""
+        return run_metrics(self.config)
 
     @property
     def seed(self) -> int:

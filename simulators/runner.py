@@ -18,10 +18,12 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from agents.llm.budget import RunBudget, budget_scope
+from agents.llm.recording import LLMCallRecord, recording
 from environments.models import Episode, TerminationReason
 from simulators.episode import EpisodeOutcome, episode_id, run_episode
-from simulators.logs import EPISODES_FILE, LLM_CALLS_FILE, TIMINGS_FILE, JsonlAppender, LogProblem, read_episodes
-
+from simulators.logs import (
+    BUILD_CALLS_ID, EPISODES_FILE, LLM_CALLS_FILE, TIMINGS_FILE, JsonlAppender, LogProblem, read_episodes,
+)
 
 
 @dataclass
@@ -47,6 +49,11 @@ class RunLogs:
         self.timings = JsonlAppender(self.run_dir / TIMINGS_FILE)
         self.llm_calls = JsonlAppender(self.run_dir / LLM_CALLS_FILE)
 
+    def write_build_calls(self, calls: list[LLMCallRecord]) -> None:
+        """Calls agents made while being built (before any episode), under `BUILD_CALLS_ID`."""
+        for call in calls:
+            self.llm_calls.append({"episode_id": BUILD_CALLS_ID, **call.model_dump(mode="json")})
+
     def write(self, outcome: EpisodeOutcome) -> None:
         episode = outcome.episode
         for call in outcome.llm_calls:
@@ -62,7 +69,25 @@ def logged_episodes(run_dir: Path, config_hash: str) -> tuple[list[Episode], lis
     return sorted(mine.values(), key=lambda e: e.index), problems
 
 
-async def run_episodes(setup: Any, recommender: Any, seeker: Any, *, episodes: int, max_turns: int, seed: int,
+def build_agents_recorded(config: Any, setup: Any, *, run_dir: Path, budget: RunBudget | None,
+                          roles: Any = None) -> dict[str, Any]:
+    """Build every role's agent with its language-model calls recorded and budgeted.
+
+    An agent may use its model while it is built (a recommender that summarises its
+    catalog, a seeker that derives preferences from reviews). Those calls are charged to
+    the run's budget like any other and logged in `llm_calls.jsonl` under
+    `BUILD_CALLS_ID`, so `crsim replay --reexecute` answers them from the recording too.
+    """
+    from simulators.build import build_agents
+
+    with recording() as recorder, budget_scope(budget):
+        agents = build_agents(config, setup, roles)
+    if recorder.records:
+        RunLogs(run_dir).write_build_calls(recorder.records)
+    return agents
+
+
+async def run_episodes(setup: Any, agents: dict[str, Any], *, episodes: int, max_turns: int, seed: int,
                        concurrency: int, run_dir: Path, config_hash: str, progress: bool = True,
                        budget: RunBudget | None = None,
                        on_episode: Callable[[Episode], None] | None = None) -> RunSummary:
@@ -86,7 +111,7 @@ async def run_episodes(setup: Any, recommender: Any, seeker: Any, *, episodes: i
             if budget is not None and budget.exhausted:
                 not_started += 1
                 return
-            outcome = await run_episode(setup, recommender, seeker, index=index, run_seed=seed,
+            outcome = await run_episode(setup, agents, index=index, run_seed=seed,
                                         max_turns=max_turns, config_hash=config_hash)
         logs.write(outcome)
         bar.update()

@@ -18,12 +18,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from simulators.metrics import higher_is_better
-from simulators.plots import plot_metrics_vs_turn
-from simulators.results import format_cell, read_results_csv, table_console, write_results_csv
+from simulators.plots import headline_metrics, plot_metrics_vs_turn
+from simulators.results import directions, format_cell, read_results_csv, table_console, write_results_csv
 from simulators.usage import has_usage, read_usage_csv, render_usage_table
-
-FINAL_TURN_METRICS: tuple[str, ...] = ("hits@1", "hits@5", "hits@10", "mrr", "avg_position")
 
 
 def job_overrides(job_dir: Path) -> list[str]:
@@ -98,21 +95,24 @@ def render_comparison_table(
     df: pd.DataFrame,
     *,
     title: str | None = None,
-    final_metrics: Sequence[str] = FINAL_TURN_METRICS,
+    metrics: Sequence[str] | None = None,
 ) -> Table:
     """One row per (config, turn), one column per metric with its CI; configs in sections.
 
-    Within each turn the best mean per metric is bold, so the winner is visible at a
-    glance; whether it is a real win is for the CIs (or `stats.paired_bootstrap_diff`).
+    Metrics are `metrics` (default: every metric in the table, in its order). Within each
+    turn the best mean per metric is bold (direction from the table's `higher_is_better`),
+    so the winner is visible at a glance; whether it is a real win is for the CIs (or
+    `stats.paired_bootstrap_diff`).
     """
     configs = list(dict.fromkeys(df["config"]))
-    present = set(df["metric"])
-    metrics = [m for m in final_metrics if m in present]
+    present = list(dict.fromkeys(df["metric"]))
+    metrics = present if metrics is None else [m for m in metrics if m in present]
+    higher = directions(df)
     best: dict[tuple[int, str], float] = {}
     for (turn, metric), rows in df.groupby(["turn", "metric"]):
         means = rows["mean"].dropna()
         if not means.empty and metric in metrics:
-            best[(int(turn), metric)] = means.max() if higher_is_better(metric) else means.min()
+            best[(int(turn), metric)] = means.max() if higher[metric] else means.min()
 
     table = Table(title=title)
     table.add_column("config", no_wrap=True)
@@ -138,10 +138,11 @@ def render_comparison_table(
 def summarize_sweep(
     sweep_dir: Path | str,
     console: Console | None = None,
-    metrics: Sequence[str] = ("hits@10", "mrr"),
+    metrics: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Write `summary.csv` and `summary.png` into `sweep_dir`, print the comparison table.
 
+    `summary.png` plots `metrics` (default: the headline ones, see `plots.headline_metrics`).
     Returns the collected long-format frame (with its `config` column).
     """
     sweep_dir = Path(sweep_dir)
@@ -151,7 +152,8 @@ def summarize_sweep(
         config: group.drop(columns="config")
         for config, group in df.groupby("config", sort=False)
     }
-    plot_metrics_vs_turn(frames, sweep_dir / "summary.png", metrics=metrics)
+    plotted = list(metrics) if metrics else headline_metrics(list(dict.fromkeys(df["metric"])))
+    plot_metrics_vs_turn(frames, sweep_dir / "summary.png", metrics=plotted)
     console = console or table_console()
     console.print(render_comparison_table(df, title=f"Sweep {sweep_dir}"))
     usage = collect_usage(sweep_dir)
@@ -165,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """`python -m simulators.sweep_summary SWEEP_DIR [--metrics hits@10 mrr]`."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("sweep_dir", type=Path)
-    parser.add_argument("--metrics", nargs="+", default=["hits@10", "mrr"])
+    parser.add_argument("--metrics", nargs="+", default=None)
     args = parser.parse_args(argv)
     summarize_sweep(args.sweep_dir, metrics=args.metrics)
 

@@ -25,7 +25,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from environments.catalog import Catalog
 from environments.models import (
-    CatalogManifest, Episode, Item, RankingRecord, Review, SeenItem, TerminationReason, UserProfile,
+    CatalogManifest, Episode, Item, Review, SeenItem, TargetRank, TerminationReason, TurnEvaluation, UserProfile,
 )
 
 CUISINES = ["thai", "italian", "mexican", "japanese"]
@@ -80,9 +80,10 @@ def make_episode(index: int, ranks: Sequence[int], termination: TerminationReaso
     turns = list(turns) if turns is not None else list(range(1, len(ranks) + 1))
     return Episode(
         id=f"ep{index}", index=index, config_hash="x", seed=0, environment="single_target",
-        termination=termination, error=error,
-        rankings=[RankingRecord(turn=t, target_rank=r, n_better=r - 1, n_tied=1, n_candidates=100)
-                  for t, r in zip(turns, ranks, strict=True)],
+        termination=termination, error=error, targets=["t"],
+        evaluations=[TurnEvaluation(turn=t, n_candidates=100,
+                                    ranks=[TargetRank(item_id="t", rank=r, n_better=r - 1, n_tied=1)])
+                     for t, r in zip(turns, ranks, strict=True)],
     )
 
 
@@ -146,5 +147,5 @@ def run_llm_episode(model: Any, catalog: Any, encoder: Any, *, max_turns: int = 
     steps = SeekerContext(SeekerAnswerStep(model, "seeker", encoder=encoder),
                           SummarizeReviewsStep(model, "seeker"), 3)
     seeker = GraphAgent(Role.seeker, build_graph(), steps, memory_keys=("facts", "stated"))
-    return asyncio.run(run_episode(setup, recommender, seeker, index=0, run_seed=0,
+    return asyncio.run(run_episode(setup, {"recommender": recommender, "seeker": seeker}, index=0, run_seed=0,
                                    max_turns=max_turns, config_hash="stub"))

@@ -19,7 +19,7 @@ from agents.base import GraphAgent, TurnState
 from agents.steps.clarify import ClarifyInput, ClarifyStep
 from environments.base import Recommendation, RecommenderObservation
 from environments.catalog import Catalog
-from environments.models import Role
+from environments.models import Role, Turn
 
 Scorer = Callable[[Sequence[str]], np.ndarray]  # seeker utterances so far -> one score per item
 
@@ -39,7 +39,7 @@ class RetrievalContext:
 
 def seeker_utterances(observation: RecommenderObservation) -> list[str]:
     """Everything the seeker has said so far, one entry per turn."""
-    return [turn.text for turn in observation.dialogue if turn.role is Role.seeker]
+    return [turn.text for turn in observation.dialogue if turn.role == Role.seeker]
 
 
 async def retrieve(state: RecommenderState, runtime: Runtime[RetrievalContext]) -> dict[str, Any]:
@@ -69,7 +69,13 @@ def build_graph(name: str) -> Any:
     return graph.compile(name=name)
 
 
+def asked_in(observation: Any, moves: Sequence[Turn]) -> dict[str, Any]:
+    """Memory rebuilt from earlier recommender moves: the aspects they asked about."""
+    return {"asked_aspects": [t.metadata["aspect"] for t in moves if t.metadata.get("aspect")]}
+
+
 def retrieval_recommender(name: str, catalog: Catalog, scorer: Scorer, llm: Any | None = None,
                           question_pool: int = 50) -> GraphAgent[RetrievalContext]:
     context = RetrievalContext(catalog, scorer, ClarifyStep(llm, "recommender"), question_pool)
-    return GraphAgent(Role.recommender, build_graph(name), context, memory_keys=("asked_aspects",))
+    return GraphAgent(Role.recommender, build_graph(name), context, memory_keys=("asked_aspects",),
+                      resume=asked_in)

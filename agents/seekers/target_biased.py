@@ -12,6 +12,7 @@ into facts) → `answer` (pick and phrase one fact) → END.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +24,7 @@ from agents.steps.seeker_answer import AnswerInput, Fact, SeekerAnswerStep
 from agents.steps.summarize import SummarizeInput, SummarizeReviewsStep
 from agents.steps.text import display_name, pick, split_sentences
 from environments.base import SeekerObservation, SeekerReply
-from environments.models import Role
+from environments.models import Role, Turn
 from environments.single_target import TargetBiasedProfile
 
 ATTRIBUTE_FORMS = (
@@ -77,7 +78,7 @@ async def prepare(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[s
     summary = await runtime.context.summarize.run(
         SummarizeInput(profile.positive_reviews, state["observation"].item_noun))
     return {"facts": profile_facts(profile, summary.summary, runtime.context.own_review_sentences),
-            "stated": []}
+            "stated": list(state.get("stated", []))}
 
 
 async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[str, Any]:
@@ -120,4 +121,9 @@ def build(llm: Any | None = None, embedding_model: str | None = None, no_prefere
         summarize=SummarizeReviewsStep(llm, "seeker"),
         own_review_sentences=own_review_sentences,
     )
-    return GraphAgent(Role.seeker, build_graph(), context, memory_keys=("facts", "stated"))
+    return GraphAgent(Role.seeker, build_graph(), context, memory_keys=("facts", "stated"), resume=stated_in)
+
+
+def stated_in(observation: Any, moves: Sequence[Turn]) -> dict[str, Any]:
+    """Memory rebuilt from earlier seeker moves: the facts they stated (not said again)."""
+    return {"stated": [t.metadata["fact"] for t in moves if t.metadata.get("fact")]}

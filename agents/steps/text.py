@@ -29,5 +29,5 @@ def mentions(text: str, phrase: str) -> bool:
 
 
 def render_dialogue(turns: Sequence[object], limit: int = 20) -> str:
-    lines = [f"{getattr(t, 'role').value}: {getattr(t, 'text')}" for t in list(turns)[-limit:]]
+    lines = [f"{getattr(t, 'role')}: {getattr(t, 'text')}" for t in list(turns)[-limit:]]
     return "\n".join(lines) if lines else "(no dialogue yet)"

@@ -15,8 +15,11 @@ are `simulators.runlog.load_run` and `environments.catalog.interactions`):
 
 Synthetic worlds and dataset adapters both write this format, so every environment
 and agent works on any of them. A `Catalog` can also be a *view* of another one with
-some reviews withheld (the target-biased seeker's own review must never reach the
-recommender); views share item objects with their parent.
+some reviews and interactions withheld (a simulated seeker's own review of its target,
+or a simulated user's targets, must never reach the recommender). A view holds no trace
+of what it withholds: not the ids, not users' references to them, not the directory the
+full catalog came from; its interactions are a filtered in-memory copy. Views share item
+objects with their parent.
 """
 
 from __future__ import annotations
@@ -27,12 +30,16 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from environments.catalog.jsonl import read_jsonl, write_jsonl
 from environments.errors import CatalogError
 from environments.models import CATALOG_SCHEMA_VERSION, CatalogManifest, Item, Review, UserProfile
+
+if TYPE_CHECKING:
+    from environments.catalog.interactions import InteractionMatrix
 
 MANIFEST = "catalog.json"
 ITEMS = "items.jsonl"
@@ -53,16 +60,16 @@ class Catalog:
         users: Sequence[UserProfile] = (),
         *,
         path: Path | None = None,
-        base_fingerprint: str | None = None,
-        withheld: frozenset[str] = frozenset(),
+        fingerprint: str | None = None,
+        interactions: InteractionMatrix | None = None,
     ):
         self.manifest = manifest
         self.items: list[Item] = list(items)
         self.reviews: list[Review] = list(reviews)
         self.users: list[UserProfile] = list(users)
         self.path = path
-        self.withheld = withheld
-        self._base_fingerprint = base_fingerprint
+        self._fingerprint = fingerprint
+        self._interactions = interactions
         self.item_index: dict[str, int] = {}
         for position, item in enumerate(self.items):
             if item.id in self.item_index:
@@ -98,35 +105,60 @@ class Catalog:
     def item_noun(self) -> str:
         return self.manifest.item_noun
 
-    @cached_property
+    @property
     def fingerprint(self) -> str:
         """Content hash used to key caches (indexes, embeddings) built on this catalog."""
-        if self._base_fingerprint is None:
+        if self._fingerprint is None:
             digest = hashlib.sha256()
             for item in self.items:
                 digest.update(item.model_dump_json().encode())
             for review in self.reviews:
                 digest.update(review.id.encode())
                 digest.update(review.text.encode())
-            self._base_fingerprint = digest.hexdigest()[:16]
-        if not self.withheld:
-            return self._base_fingerprint
-        held = hashlib.sha256("\n".join(sorted(self.withheld)).encode()).hexdigest()[:8]
-        return f"{self._base_fingerprint}-w{held}"
+            self._fingerprint = digest.hexdigest()[:16]
+        return self._fingerprint
+
+    @property
+    def has_interactions(self) -> bool:
+        return self._interactions is not None or (self.path is not None and (self.path / INTERACTIONS).is_file())
+
+    def interactions(self) -> InteractionMatrix | None:
+        """Users x items signals (`interactions.jsonl`; columns in catalog order), None if
+        the catalog has none. Loaded once; a view's are its parent's minus what it withholds."""
+        if self._interactions is None and self.path is not None and (self.path / INTERACTIONS).is_file():
+            from environments.catalog.interactions import load_interactions
+
+            self._interactions = load_interactions(self.path / INTERACTIONS, item_ids=self.item_ids,
+                                                   unknown_items="skip")
+        return self._interactions
 
     # ------------------------------------------------------------------- views
+    def without(self, *, reviews: Iterable[str] = (), interactions: Iterable[tuple[str, str]] = ()) -> Catalog:
+        """A view without the given reviews and (user id, item id) interactions.
+
+        Users keep their history minus the withheld reviews and interactions; the
+        fingerprint differs from the parent's (caches built on the view are keyed apart)
+        but is a one-way digest, so the view cannot tell what it lacks.
+        """
+        hidden = frozenset(reviews)
+        pairs = frozenset(interactions) | {(r.user_id, r.item_id) for r in self.reviews if r.id in hidden}
+        users = []
+        for user in self.users:
+            seen = [s for s in user.seen if s.review_id not in hidden and (user.user_id, s.item_id) not in pairs]
+            users.append(user if len(seen) == len(user.seen) else user.model_copy(update={"seen": seen}))
+        kept = [review for review in self.reviews if review.id not in hidden]
+        matrix = self.interactions()
+        held = hashlib.sha256("\n".join(sorted(hidden) + sorted("\t".join(p) for p in pairs)).encode())
+        counts = {**self.manifest.counts, "reviews": len(kept)}
+        return Catalog(
+            self.manifest.model_copy(update={"counts": counts}), self.items, kept, users,
+            fingerprint=f"{self.fingerprint}-w{held.hexdigest()[:8]}" if hidden or pairs else self.fingerprint,
+            interactions=_without_pairs(matrix, pairs) if matrix is not None else None,
+        )
+
     def without_reviews(self, review_ids: Iterable[str]) -> Catalog:
         """A view that hides the given reviews (and users' references to them)."""
-        hidden = frozenset(review_ids) | self.withheld
-        return Catalog(
-            self.manifest,
-            self.items,
-            [review for review in self.reviews if review.id not in hidden],
-            self.users,
-            path=self.path,
-            base_fingerprint=self.fingerprint if not self.withheld else self._base_fingerprint,
-            withheld=hidden,
-        )
+        return self.without(reviews=review_ids)
 
     # -------------------------------------------------------------------- disk
     def save(self, directory: Path) -> Path:
@@ -188,3 +220,21 @@ def _check_references(directory: Path, catalog: Catalog) -> None:
             raise CatalogError(
                 directory / REVIEWS, f"unknown item id '{review.item_id}'", line_no, "item_id"
             )
+
+
+def _without_pairs(matrix: InteractionMatrix, pairs: frozenset[tuple[str, str]]) -> InteractionMatrix:
+    """`matrix` without its (user id, item id) entries in `pairs`."""
+    import numpy as np
+    from scipy.sparse import csr_matrix
+
+    from environments.catalog.interactions import InteractionMatrix
+
+    n_cols = matrix.shape[1]
+    wanted = [matrix.user_index[u] * n_cols + matrix.item_index[i] for u, i in pairs
+              if u in matrix.user_index and i in matrix.item_index]
+    if not wanted:
+        return matrix
+    coo = matrix.matrix.tocoo()
+    keep = ~np.isin(coo.row.astype(np.int64) * n_cols + coo.col, np.asarray(wanted, dtype=np.int64))
+    kept = csr_matrix((coo.data[keep], (coo.row[keep], coo.col[keep])), shape=matrix.shape)
+    return InteractionMatrix(kept, list(matrix.user_ids), list(matrix.item_ids))

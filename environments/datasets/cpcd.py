@@ -20,7 +20,7 @@ recommender turn (the wizard's response) showing the rated tracks (liked, then
 disliked); the user's ratings of those tracks are the `feedback` of the next seeker
 turn (a closing seeker turn with empty text and `metadata["feedback_only"]` after the
 last one). The wizard's searches stay in the recommender turn's metadata. The goal
-playlist is the profile's `goal_playlist`; `target_item` is its first track.
+playlist is the profile's `goal_playlist` and the episode's `targets`.
 
 Conversations have no user id, so each conversation is its own user: liked tracks are
 interactions (1.0) and, with ratings, the user's history in `users.jsonl`.
@@ -137,7 +137,7 @@ def dialog_episode(row: dict[str, Any], index: int, tracks: dict[str, Item], spl
     profile = {"dialog_id": dialog_id, "goal_playlist": goal, "liked": liked_all, "disliked": disliked_all,
                "split": split}
     episode = Episode(id=f"cpcd-{dialog_id}", index=index, config_hash="import:cpcd", seed=0, environment="cpcd",
-                      target_item=target, profile=profile, turns=turns, rankings=[],
+                      targets=goal, profile=profile, turns=turns,
                       termination=TerminationReason.accepted if target else TerminationReason.max_turns)
     return episode, embedded, liked_all, disliked_all
 

@@ -15,7 +15,7 @@ read like any run log:
   "dislike"}` from the seeker's questionnaire (`initiatorQuestions`; liked 1 -> like,
   0 -> dislike, 2 = did not say -> nothing); if the dialogue ends first, a closing
   seeker turn with empty text and `metadata["feedback_only"]` carries it;
-- `target_item` is the first movie the recommender mentioned that was suggested by
+- the episode's one target is the first movie the recommender mentioned that was suggested by
   it (the questionnaire's `suggested`, when given) and liked; termination is
   `accepted` when there is one, else `max_turns`.
 
@@ -190,7 +190,7 @@ def conversation_episode(row: dict[str, Any], index: int, movies: dict[str, tupl
         "split": split,
     }
     episode = Episode(id=f"redial-{conversation_id}", index=index, config_hash="import:redial", seed=0,
-                      environment="redial", target_item=target, profile=profile, turns=turns, rankings=[],
+                      environment="redial", targets=[target] if target else [], profile=profile, turns=turns,
                       termination=TerminationReason.accepted if target else TerminationReason.max_turns)
     return episode, seeker, answers
 

@@ -16,14 +16,16 @@ DESCRIPTION = """\
 Replay logged episodes. One mode:
   --rescore            recompute every metric from the log with the current metric code and
                        print the table (checked against the run's results.csv)
-  --render             print transcripts: items shown each turn, the target's rank, feedback
+  --render             print transcripts: items shown each turn, what the evaluator recorded
+                       (target ranks, item sets), feedback
   --reexecute          run the episodes again with the recorded LLM answers and seeds, and
                        report whether every transcript is identical (else the first difference)
-  --fix seeker         hold the logged seeker turns fixed and run a recommender against them
-                       (--recommender NAME, default: the run's own); --fix recommender likewise
-                       with --seeker NAME
+  --fix ROLE           hold the logged moves of ROLE (e.g. seeker) fixed and run the other
+                       roles' agents against them (--agent ROLE=NAME, default: the run's own)
   --resume-from T      replay the first T turns of each episode, then continue with new agents
-                       (--recommender / --seeker NAME, default: the run's own)
+                       (--agent ROLE=NAME, default: the run's own); they remember the logged turns
+New agents: --agent ROLE=NAME (a conf/ROLE option; repeatable); --recommender NAME and
+--seeker NAME are short for --agent recommender=NAME / seeker=NAME.
 Trailing KEY=VALUE arguments are Hydra overrides for the new agent(s), e.g.
   crsim replay outputs/runs/X --fix seeker --recommender dense recommender.question_pool=20
 """
@@ -37,11 +39,13 @@ def parser() -> argparse.ArgumentParser:
     mode.add_argument("--rescore", action="store_true")
     mode.add_argument("--render", action="store_true")
     mode.add_argument("--reexecute", action="store_true")
-    mode.add_argument("--fix", choices=("seeker", "recommender"))
+    mode.add_argument("--fix", metavar="ROLE")
     mode.add_argument("--resume-from", type=int, metavar="T")
     p.add_argument("--episode", action="append", default=[], metavar="ID", help="only this episode (repeatable)")
-    p.add_argument("--recommender", metavar="NAME", help="conf/recommender option for the re-run side")
-    p.add_argument("--seeker", metavar="NAME", help="conf/seeker option for the re-run side")
+    p.add_argument("--agent", action="append", default=[], metavar="ROLE=NAME",
+                   help="conf/ROLE option for a re-run role (repeatable)")
+    p.add_argument("--recommender", metavar="NAME", help="short for --agent recommender=NAME")
+    p.add_argument("--seeker", metavar="NAME", help="short for --agent seeker=NAME")
     p.add_argument("--catalog", type=Path, help="catalog directory for item titles (--render)")
     p.add_argument("--out", type=Path, help="where re-run episodes are logged (default: inside the run)")
     p.add_argument("overrides", nargs="*", help="Hydra overrides for the new agent(s)")
@@ -84,11 +88,11 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _rescore(run: Any, console: Any) -> int:
-    from simulators.replay.rescore import compare_with_logged, dialogue_stats, has_rankings, rescore
+    from simulators.replay.rescore import compare_with_logged, dialogue_stats, has_records, rescore
     from simulators.results import print_results
     from simulators.usage import has_usage, render_usage_table, usage_frame
 
-    if not has_rankings(run.episodes):
+    if not has_records(run.episodes):
         console.print(dialogue_stats(run.episodes))
         return 0
     frame = rescore(run)
@@ -137,17 +141,19 @@ def _config_hash(run: Any) -> str:
 
 
 def _reexecute(run: Any, episodes: list, out: Path | None, console: Any) -> int:
-    from simulators.replay.agents_config import build_agent, build_setup, run_config, with_replayed_llms
+    from simulators.replay.agents_config import build_setup, run_config, with_replayed_llms
     from simulators.replay.compare import first_divergence
-    from simulators.replay.execute import replay_episodes, save_replay_config
+    from simulators.replay.execute import fresh_logs, replay_episodes, save_replay_config
+    from simulators.runner import build_agents_recorded
 
-    config = with_replayed_llms(run, run_config(run))
-    setup = build_setup(config)
-    recommender = build_agent("recommender", config["recommender"], setup)
-    seeker = build_agent("seeker", config["seeker"], setup)
+    config = run_config(run)
+    setup = build_setup(config["environment"])
+    config = with_replayed_llms(run, config, setup.roles)
     out_dir = out or run.run_dir / "reexecute"
-    done = replay_episodes(setup, episodes, lambda _: (recommender, seeker), run_seed=run.seed,
-                           max_turns=run.max_turns, config_hash=_config_hash(run), out_dir=out_dir)
+    logs = fresh_logs(out_dir)
+    agents = build_agents_recorded(config, setup, run_dir=out_dir, budget=None)
+    done = replay_episodes(setup, episodes, lambda _: agents, run_seed=run.seed,
+                           max_turns=run.max_turns, config_hash=_config_hash(run), logs=logs)
     save_replay_config(out_dir, config, {"mode": "reexecute", "source": str(run.log_path)})
     divergences = [d for d in (first_divergence(r.original, r.replayed) for r in done) if d]
     errors = {r.replayed.id: r.replayed.error for r in done if r.replayed.error and not r.original.error}
@@ -164,43 +170,63 @@ def _reexecute(run: Any, episodes: list, out: Path | None, console: Any) -> int:
     return 1
 
 
+def _agent_names(args: argparse.Namespace, roles: tuple[str, ...]) -> dict[str, str]:
+    """ROLE -> conf option from --agent ROLE=NAME, --recommender and --seeker; roles checked."""
+    from environments.errors import CrsimError
+
+    names: dict[str, str] = {}
+    pairs = [item.split("=", 1) if "=" in item else [item, ""] for item in args.agent]
+    pairs += [["recommender", args.recommender]] if args.recommender else []
+    pairs += [["seeker", args.seeker]] if args.seeker else []
+    for role, name in pairs:
+        if not role or not name:
+            raise CrsimError(f"--agent takes ROLE=NAME (e.g. --agent recommender=dense), got '{role}={name}'")
+        if role not in roles:
+            raise CrsimError(f"the run's environment has no role '{role}' (roles: {', '.join(roles)})")
+        names[role] = name
+    return names
+
+
 def _rerun_side(run: Any, episodes: list, args: argparse.Namespace, console: Any) -> int:
     from environments.errors import CrsimError
-    from simulators.replay.agents_config import build_agent, build_setup, compose_agent_config, run_config
-    from simulators.replay.execute import replay_episodes, save_replay_config
-    from simulators.replay.scripted import ScriptedRecommender, ScriptedSeeker
+    from simulators.replay.agents_config import build_setup, compose_agent_config, run_config
+    from simulators.replay.execute import fresh_logs, replay_episodes, save_replay_config
+    from simulators.replay.scripted import ScriptedAgent
+    from simulators.runner import build_agents_recorded
+    from simulators.sweep_summary import job_overrides
 
     config = run_config(run)
-    if args.fix == "seeker" and args.seeker or args.fix == "recommender" and args.recommender:
-        raise CrsimError(f"--fix {args.fix} keeps the logged {args.fix}; name the other side's agent instead")
+    setup = build_setup(config["environment"])
+    roles = tuple(setup.roles)
+    names = _agent_names(args, roles)
+    if args.fix is not None and args.fix not in roles:
+        raise CrsimError(f"--fix {args.fix}: the run's environment has no such role (roles: {', '.join(roles)})")
+    if args.fix is not None and args.fix in names:
+        raise CrsimError(f"--fix {args.fix} keeps the logged {args.fix}; name another role's agent instead")
     if args.resume_from is not None and args.resume_from < 0:
         raise CrsimError("--resume-from takes a turn number >= 0")
-    names = {"recommender": args.recommender, "seeker": args.seeker}
-    live = ("recommender", "seeker") if args.fix is None else (("seeker",) if args.fix == "recommender"
-                                                               else ("recommender",))
+    live = tuple(role for role in roles if role != args.fix)
+    searchpath = [o for o in job_overrides(run.run_dir) if o.startswith("hydra.searchpath")]
     new_config = dict(config)
     for role in live:
-        if names[role]:
-            new_config[role] = compose_agent_config(role, names[role], config, args.overrides)
-    setup = build_setup(new_config)
-    agents = {role: build_agent(role, new_config[role], setup) for role in live}
-
-    def agents_for(episode: Any) -> tuple[Any, Any]:
-        if args.fix == "seeker":
-            return agents["recommender"], ScriptedSeeker(episode)
-        if args.fix == "recommender":
-            return ScriptedRecommender(episode), agents["seeker"]
-        turns = args.resume_from
-        return (ScriptedRecommender(episode, rounds=turns, successor=agents["recommender"]),
-                ScriptedSeeker(episode, rounds=turns, successor=agents["seeker"]))
-
+        if role in names:
+            new_config[role] = compose_agent_config(role, names[role], config, args.overrides, searchpath)
     mode = f"fix-{args.fix}" if args.fix else f"resume-{args.resume_from}"
-    label = "-".join(names[r] or "own" for r in live)
+    label = "-".join(names.get(r) or "own" for r in live)
     out_dir = args.out or run.run_dir / f"replay-{mode}-{label}"
+    logs = fresh_logs(out_dir)
+    agents = build_agents_recorded(new_config, setup, run_dir=out_dir, budget=None, roles=live)
+
+    def agents_for(episode: Any) -> dict[str, Any]:
+        if args.fix is not None:
+            return {**agents, args.fix: ScriptedAgent(args.fix, episode, setup.scripted_action)}
+        return {role: ScriptedAgent(role, episode, setup.scripted_action, rounds=args.resume_from,
+                                    successor=agents[role]) for role in roles}
+
     done = replay_episodes(setup, episodes, agents_for, run_seed=run.seed, max_turns=run.max_turns,
-                           config_hash=_config_hash(run), out_dir=out_dir)
+                           config_hash=_config_hash(run), logs=logs)
     save_replay_config(out_dir, new_config, {"mode": mode, "source": str(run.log_path),
-                                             "agents": {r: names[r] or "as logged" for r in live},
+                                             "agents": {r: names.get(r) or "as logged" for r in live},
                                              "overrides": list(args.overrides)})
     _compare_tables(run, [r.replayed for r in done], f"{mode} {label}", out_dir, console)
     errors = sum(1 for r in done if r.replayed.error)
@@ -210,7 +236,7 @@ def _rerun_side(run: Any, episodes: list, args: argparse.Namespace, console: Any
 
 def _compare_tables(run: Any, replayed: list, label: str, out_dir: Path, console: Any) -> None:
     """Logged vs re-run metrics per turn, and their paired differences at the last turn."""
-    from simulators.metrics import METRICS
+    from simulators.plots import headline_metrics
     from simulators.report.paired import format_diff, paired_frame
     from simulators.report.tables import combined_frame, config_frames
     from simulators.results import write_results_csv
@@ -220,11 +246,11 @@ def _compare_tables(run: Any, replayed: list, label: str, out_dir: Path, console
     ids = {e.id for e in replayed}
     runs = [LoggedRun(out_dir / "episodes.jsonl", label, replayed, config=run.config),
             LoggedRun(run.log_path, "logged", [e for e in run.episodes if e.id in ids], config=run.config)]
-    frames = config_frames(runs, METRICS)
+    frames = config_frames(runs)
     write_results_csv(frames[label], out_dir / "results.csv")
     console.print(render_comparison_table(combined_frame(dict(reversed(frames.items()))),
                                           title=f"{run.label}: logged vs {label}"))
-    pairs = paired_frame(runs, ["hits@10", "mrr"], seed=run.seed)
+    pairs = paired_frame(runs, headline_metrics([m.name for m in run.metrics]), seed=run.seed)
     last = pairs[(pairs.turn == run.max_turns) & (pairs.n_pairs > 0)]
     for row in last.itertuples(index=False):
         console.print(f"paired difference at turn {row.turn}, {row.metric} ({label} - logged, n={row.n_pairs}): "

@@ -24,7 +24,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--catalog", type=Path, default=None,
                    help="catalog directory for item cards (default: the environment in each run's config.yaml)")
     p.add_argument("--metrics", nargs="+", default=None, metavar="METRIC",
-                   help="metrics to report (default: hits@1 hits@5 hits@10 mrr avg_position; any hits@K works)")
+                   help="metrics to report (default: each run's configured metrics; any hits@K / recall@K works)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default: 1000)")
     return p
 
@@ -32,12 +32,11 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     from simulators.report import build_report
-    from simulators.report.tables import DEFAULT_METRICS
 
     try:
         if args.resamples < 1:
             raise CrsimError(f"--resamples must be at least 1, got {args.resamples}")
-        build_report(args.dir, args.out, catalog=args.catalog, metrics=args.metrics or DEFAULT_METRICS,
+        build_report(args.dir, args.out, catalog=args.catalog, metrics=args.metrics,
                      n_resamples=args.resamples)
     except CrsimError as exc:
         print(f"crsim: error: {exc}", file=sys.stderr)

@@ -103,44 +103,44 @@ def user_error(exc: BaseException, kind: type[Exception]) -> BaseException | Non
 def _run(cfg: Any) -> Any:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
-    from hydra.utils import instantiate
     from omegaconf import OmegaConf
 
+    from agents.llm.budget import RunBudget
+    from simulators.build import build_setup, metric_specs
     from simulators.config_hash import config_hash
-    from simulators.plots import plot_metrics_vs_turn
+    from simulators.metrics import build_metrics
+    from simulators.plots import headline_metrics, plot_metrics_vs_turn
     from simulators.results import print_results, results_frame, table_console, write_results_csv
-    from simulators.runner import run_episodes
+    from simulators.run_keys import check_run_keys
+    from simulators.runner import build_agents_recorded, run_episodes
     from simulators.usage import has_usage, render_usage_table, usage_frame, write_usage_csv
 
+    keys = check_run_keys(cfg)
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     digest = config_hash(cfg)
     (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True), encoding="utf-8")
     (run_dir / "config_hash.txt").write_text(digest + "\n", encoding="utf-8")
 
-    setup = instantiate(cfg.environment, _convert_="partial")
-    recommender = instantiate(cfg.recommender, catalog=setup.recommender_catalog, _convert_="partial")
-    seeker = instantiate(cfg.seeker, _convert_="partial")
-
-    from agents.llm.budget import RunBudget
-
-    limits = cfg.get("budget") or {}
-    budget = RunBudget(max_tokens=limits.get("max_tokens"), max_cost_usd=limits.get("max_cost_usd"))
+    metrics = build_metrics(metric_specs(cfg.environment))
+    setup = build_setup(cfg.environment)
+    budget = RunBudget(max_tokens=keys.budget.max_tokens, max_cost_usd=keys.budget.max_cost_usd)
+    agents = build_agents_recorded(cfg, setup, run_dir=run_dir, budget=budget)
     summary = asyncio.run(run_episodes(
-        setup, recommender, seeker, episodes=cfg.episodes, max_turns=cfg.max_turns, seed=cfg.seed,
-        concurrency=cfg.concurrency, run_dir=run_dir, config_hash=digest, progress=cfg.progress,
-        budget=budget,
+        setup, agents, episodes=keys.episodes, max_turns=keys.max_turns, seed=keys.seed,
+        concurrency=keys.concurrency, run_dir=run_dir, config_hash=digest, progress=keys.progress, budget=budget,
     ))
     usage = summary.usage or {}
     (run_dir / "llm_usage.json").write_text(json.dumps(usage, indent=2) + "\n", encoding="utf-8")
     console = table_console()
     for problem in summary.problems:
         console.print(f"[yellow]skipped log line[/] {problem}", markup=True, highlight=False)
-    frame = results_frame(summary.episodes, cfg.max_turns, seed=cfg.seed)
+    frame = results_frame(summary.episodes, keys.max_turns, metrics, seed=keys.seed)
     write_results_csv(frame, run_dir / "results.csv")
-    usage_table = usage_frame(summary.episodes, seed=cfg.seed)
+    usage_table = usage_frame(summary.episodes, seed=keys.seed)
     write_usage_csv(usage_table, run_dir / "usage.csv")
-    plot_metrics_vs_turn({HydraConfig.get().job.override_dirname or "run": frame}, run_dir / "metrics.png")
     name = HydraConfig.get().job.override_dirname or "run"
+    headline = headline_metrics([m.name for m in metrics])
+    plot_metrics_vs_turn({name: frame}, run_dir / "metrics.png", metrics=headline)
     note = f"ran {summary.ran}, resumed {summary.skipped}, errors {summary.errors}"
     if usage.get("calls"):
         note += (f"; LLM {usage['calls']} calls, {usage['input_tokens']}+{usage['output_tokens']} tokens, "
@@ -149,9 +149,9 @@ def _run(cfg: Any) -> Any:
         ended = sum(1 for e in summary.episodes if e.termination.value == "budget")
         note += f"; BUDGET EXHAUSTED: {ended} episodes ended on it, {summary.not_started} not started"
     if HydraConfig.get().mode == RunMode.MULTIRUN:  # the sweep's comparison table follows at the end
-        final = frame[(frame.turn == cfg.max_turns) & (frame.metric == "hits@10")]
-        hits = f"hits@10 at turn {cfg.max_turns}: {final['mean'].iloc[0]:.3f}" if len(final) else ""
-        console.print(f"{name}: {len(summary.episodes)} episodes, {hits}; {note}", highlight=False)
+        final = frame[(frame.turn == keys.max_turns) & (frame.metric == headline[0])]
+        shown = f"{headline[0]} at turn {keys.max_turns}: {final['mean'].iloc[0]:.3f}" if len(final) else ""
+        console.print(f"{name}: {len(summary.episodes)} episodes, {shown}; {note}", highlight=False)
         return frame
     print_results(frame, title=f"{name} — {len(summary.episodes)} episodes", console=console)
     if has_usage(usage_table):

@@ -18,9 +18,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from environments.errors import CrsimError
+from simulators.build import build_agent, build_setup
 from simulators.runlog import LLM_CALLS_FILE, LoggedRun
 
-ROLES = ("recommender", "seeker")
+__all__ = ["build_agent", "build_setup", "compose_agent_config", "recorded_model", "run_config",
+           "with_replayed_llms"]
 
 
 def run_config(run: LoggedRun) -> dict[str, Any]:
@@ -30,27 +32,12 @@ def run_config(run: LoggedRun) -> dict[str, Any]:
     return run.config
 
 
-def build_setup(config: dict[str, Any]) -> Any:
-    from hydra.utils import instantiate
-    from omegaconf import OmegaConf
-
-    return instantiate(OmegaConf.create(config["environment"]), _convert_="partial")
-
-
-def build_agent(role: str, agent_config: dict[str, Any], setup: Any) -> Any:
-    from hydra.utils import instantiate
-    from omegaconf import OmegaConf
-
-    node = OmegaConf.create(agent_config)
-    if role == "recommender":
-        return instantiate(node, catalog=setup.recommender_catalog, _convert_="partial")
-    return instantiate(node, _convert_="partial")
-
-
 def compose_agent_config(role: str, name: str, run_config: dict[str, Any],
-                         overrides: Sequence[str] = ()) -> dict[str, Any]:
+                         overrides: Sequence[str] = (), searchpath: Sequence[str] = ()) -> dict[str, Any]:
     """`conf/<role>/<name>.yaml` composed as `crsim run <role>=<name> OVERRIDES` would, with the
-    run's own top-level values (seed, cache dir, embedding model) for its interpolations."""
+    run's own top-level values (seed, cache dir, embedding model) for its interpolations
+    and its `hydra.searchpath` overrides (`searchpath`), so a plug-in's configs are found.
+    A role the root config has no default for (a protocol's own) is added (`+role=name`)."""
     from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
 
@@ -59,18 +46,22 @@ def compose_agent_config(role: str, name: str, run_config: dict[str, Any],
     register_resolvers()
     shared = [f"{key}={json.dumps(value)}" for key, value in run_config.items()
               if key in ("seed", "embedding_model", "cache_dir") and value is not None]
-    try:
-        with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-            cfg = compose("config", overrides=[f"{role}={name}", *shared, *overrides])
-    except Exception as exc:  # Hydra's errors name the missing option or the bad override
-        raise CrsimError(f"cannot build {role} '{name}': {str(exc).splitlines()[0]}") from None
-    return OmegaConf.to_container(cfg[role], resolve=True)  # type: ignore[return-value]
+    error = ""
+    for choice in (f"{role}={name}", f"+{role}={name}", f"+llm@{role}.llm=offline"):
+        chosen = [f"+{role}={name}", choice] if choice.startswith("+llm") else [choice]
+        try:
+            with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+                cfg = compose("config", overrides=[*searchpath, *chosen, *shared, *overrides])
+            return OmegaConf.to_container(cfg[role], resolve=True)  # type: ignore[return-value]
+        except Exception as exc:  # Hydra's errors name the missing option or the bad override
+            error = error or str(exc).splitlines()[0]
+    raise CrsimError(f"cannot build {role} '{name}': {error}")
 
 
-def with_replayed_llms(run: LoggedRun, config: dict[str, Any]) -> dict[str, Any]:
-    """The run's config with every agent's non-offline LLM answered from its recording."""
+def with_replayed_llms(run: LoggedRun, config: dict[str, Any], roles: Sequence[str]) -> dict[str, Any]:
+    """The run's config with every role's non-offline LLM answered from its recording."""
     config = json.loads(json.dumps(config))
-    for role in ROLES:
+    for role in roles:
         llm = (config.get(role) or {}).get("llm")
         if not isinstance(llm, dict) or llm.get("_target_", "").endswith(".offline"):
             continue

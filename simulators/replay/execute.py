@@ -1,11 +1,11 @@
 """Running logged episodes again: every one with the same index and seed as in the log.
 
 `replay_episodes` is the shared engine of re-execution, fixed-side replays and resumed
-episodes: it takes, per logged episode, the two agents to use (live, scripted or a
+episodes: it takes, per logged episode, the agent of every role (live, scripted or a
 scripted prefix handing over to a live one), runs the episode with the run's seed and
-the episode's index (so the environment draws the same target), puts the logged rankings
-back for scripted recommender turns, and logs the result like a run does, so `crsim
-report` and `crsim replay --rescore` read it.
+the episode's index (so the environment draws the same targets), puts the logged
+evaluation records back for scripted moves, and logs the result like a run does, so
+`crsim report` and `crsim replay --rescore` read it.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from typing import Any
 from environments.errors import CrsimError
 from environments.models import Episode
 from simulators.episode import episode_seed, run_episode
-from simulators.replay.scripted import logged_rankings
 from simulators.logs import EPISODES_FILE, LLM_CALLS_FILE, TIMINGS_FILE
+from simulators.replay.scripted import logged_evaluations
 from simulators.runner import RunLogs
 
-AgentPair = tuple[Any, Any]  # (recommender, seeker)
+Agents = dict[str, Any]  # role -> agent
 
 
 @dataclass
@@ -33,22 +33,21 @@ class Replayed:
     replayed: Episode
 
 
-def replay_episodes(setup: Any, episodes: list[Episode], agents_for: Callable[[Episode], AgentPair], *,
-                    run_seed: int, max_turns: int, config_hash: str, out_dir: Path | None) -> list[Replayed]:
-    """Run each logged episode again with `agents_for(episode)`; log into `out_dir` if given."""
+def replay_episodes(setup: Any, episodes: list[Episode], agents_for: Callable[[Episode], Agents], *,
+                    run_seed: int, max_turns: int, config_hash: str, logs: RunLogs | None) -> list[Replayed]:
+    """Run each logged episode again with `agents_for(episode)` (role -> agent); log into
+    `logs` if given (see `fresh_logs`)."""
     for episode in episodes:
         if episode_seed(run_seed, episode.index) != episode.seed:
             raise CrsimError(f"episode {episode.id}: its seed does not follow from the run seed {run_seed} and "
                              f"its index {episode.index}; it was not logged by `crsim run` and cannot be re-run")
-    logs = _fresh_logs(out_dir) if out_dir is not None else None
 
     async def run_all() -> list[Replayed]:
         done = []
         for episode in episodes:
-            recommender, seeker = agents_for(episode)
-            outcome = await run_episode(setup, recommender, seeker, index=episode.index, run_seed=run_seed,
+            outcome = await run_episode(setup, agents_for(episode), index=episode.index, run_seed=run_seed,
                                         max_turns=max_turns, config_hash=config_hash)
-            outcome.episode = logged_rankings(episode, outcome.episode)
+            outcome.episode = logged_evaluations(episode, outcome.episode)
             if logs is not None:
                 logs.write(outcome)
             done.append(Replayed(episode, outcome.episode))
@@ -57,7 +56,7 @@ def replay_episodes(setup: Any, episodes: list[Episode], agents_for: Callable[[E
     return asyncio.run(run_all())
 
 
-def _fresh_logs(out_dir: Path) -> RunLogs:
+def fresh_logs(out_dir: Path) -> RunLogs:
     """A replay's output directory starts empty: its logs describe this replay only."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for name in (EPISODES_FILE, LLM_CALLS_FILE, TIMINGS_FILE):

@@ -2,8 +2,10 @@
 
 A run's `results.csv` was computed when it ran; re-scoring recomputes it from the log
 alone, with the same seed for the bootstrap, so with unchanged metric code the table is
-identical (checked cell by cell against the run's file). Logs without rankings (imported
-human dialogues) have no target ranks to score; they get dialogue statistics instead.
+identical (checked cell by cell against the run's file). The metrics are the ones the
+run was configured with (its `config.yaml`; the single-target set for older runs). Logs
+without evaluation records (imported human dialogues) have nothing to score; they get
+dialogue statistics instead.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import numpy as np
 import pandas as pd
 from rich.table import Table
 
-from environments.models import Episode, Role, TerminationReason
+from environments.models import Episode, TerminationReason
 from simulators.replay.scripted import logged_moves
 from simulators.results import read_results_csv, results_frame
 from simulators.runlog import LoggedRun
@@ -23,7 +25,7 @@ RESULTS_FILE = "results.csv"
 
 
 def rescore(run: LoggedRun) -> pd.DataFrame:
-    return results_frame(run.episodes, run.max_turns, seed=run.seed)
+    return results_frame(run.episodes, run.max_turns, run.metrics, seed=run.seed)
 
 
 def compare_with_logged(run: LoggedRun, frame: pd.DataFrame) -> tuple[Path, list[str]] | None:
@@ -43,23 +45,24 @@ def compare_with_logged(run: LoggedRun, frame: pd.DataFrame) -> tuple[Path, list
     return path, differences
 
 
-def has_rankings(episodes: list[Episode]) -> bool:
-    return any(e.rankings for e in episodes)
+def has_records(episodes: list[Episode]) -> bool:
+    return any(e.evaluations for e in episodes)
 
 
 def dialogue_stats(episodes: list[Episode]) -> Table:
-    """Per-episode means for logs that have transcripts but no target ranks."""
+    """Per-episode means for logs that have transcripts but no evaluation records."""
     def mean(values: list[float]) -> str:
         return f"{np.mean(values):.2f}" if values else "-"
 
-    rec_turns = [len(logged_moves(e, Role.recommender)) for e in episodes]
+    roles = list(dict.fromkeys(t.role for e in episodes for t in e.turns))
+    moves = [[float(len(logged_moves(e, role))) for e in episodes] for role in roles]
     shown = [sum(len(t.items_shown) for t in e.turns) for e in episodes]
     likes = [sum(1 for t in e.turns for kind in t.feedback.values() if kind == "like") for e in episodes]
     dislikes = [sum(1 for t in e.turns for kind in t.feedback.values() if kind == "dislike") for e in episodes]
     accepted = [float(e.termination is TerminationReason.accepted) for e in episodes]
-    table = Table(title=f"{len(episodes)} dialogues (no target ranks logged: dialogue statistics)")
-    for column in ("turns", "recommender turns", "items shown", "liked", "disliked", "accepted"):
+    table = Table(title=f"{len(episodes)} dialogues (no evaluation records logged: dialogue statistics)")
+    for column in ("turns", *(f"{role} moves" for role in roles), "items shown", "liked", "disliked", "accepted"):
         table.add_column(column, justify="right")
-    table.add_row(mean([float(len(e.turns)) for e in episodes]), mean(rec_turns), mean(shown), mean(likes),
-                  mean(dislikes), mean(accepted))
+    table.add_row(mean([float(len(e.turns)) for e in episodes]), *(mean(m) for m in moves), mean(shown),
+                  mean(likes), mean(dislikes), mean(accepted))
     return table

@@ -1,43 +1,50 @@
-"""Agents that re-enact one side of a logged episode, optionally handing over to a live agent.
+"""Agents that re-enact one role of a logged episode, optionally handing over to a live agent.
 
-Holding one side fixed means its logged moves are re-applied to a fresh environment
-exactly as they were made: the utterance, the feedback on shown items, and the decision
-to accept or quit. Only those state-changing actions reach the environment; nothing of
-the logged side is recomputed (no model call, no retrieval). After `rounds` moves (or
-when the log runs out) a `successor` agent, if given, takes over: that is how an episode
-is resumed from turn t with new agents.
+Holding one role fixed means its logged moves are re-applied to a fresh environment
+exactly as they were made: the environment setup turns each logged `Turn` back into the
+action that made it (`EnvironmentSetup.scripted_action`: the utterance, the feedback, the
+items shown, the set moves, the decision to end), so this module works for any protocol.
+Nothing of the logged role is recomputed (no model call, no retrieval). After `rounds`
+moves (or when the log runs out) a `successor` agent, if given, takes over: that is how
+an episode is resumed from turn t with new agents. The successor's memory is rebuilt
+from the logged moves it takes over from (`resume_state`, when the agent has one), so a
+recommender does not ask again what the log already asked.
 
-A logged recommender move can only be re-applied as the question it asked and the items it
-showed; its full ranking over the catalog was never logged (only the top few ids), so
-the environment's rank of the target for a scripted turn is taken from the log
-(`logged_rankings`), not from the truncated list.
+A logged ranking move can only be re-applied as what it showed; its full ranking over
+the catalog was never logged (only the top few ids), so the evaluation records of
+scripted moves are taken from the log (`logged_evaluations`), not from the re-run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from environments.base import Recommendation, SeekerReply
-from environments.models import Episode, RankingRecord, Role, TerminationReason, Turn
+from environments.models import Episode, TerminationReason, Turn
 
 SCRIPTED_KEY = "crsim_scripted"  # turn metadata: True on moves re-applied from the log
 
+ActionFromTurn = Callable[[str, Turn, TerminationReason | None], Any]
 
-def logged_moves(episode: Episode, role: Role) -> list[Turn]:
+
+def logged_moves(episode: Episode, role: str) -> list[Turn]:
     """The agent moves of `role`, in order; the environment's opening line is not a move."""
-    return [t for t in episode.turns if t.role is role and not t.metadata.get("opening")]
+    return [t for t in episode.turns if t.role == role and not t.metadata.get("opening")]
 
 
 class LoggedExhausted(RuntimeError):
-    """The fixed side has no logged move left and no successor to hand over to."""
+    """The fixed role has no logged move left and no successor to hand over to."""
 
 
-class _Scripted:
-    role: Role
+class ScriptedAgent:
+    """Re-applies the logged moves of `role` (see the module docstring)."""
 
-    def __init__(self, episode: Episode, *, rounds: int | None = None, successor: Any | None = None):
+    def __init__(self, role: str, episode: Episode, action_from_turn: ActionFromTurn, *,
+                 rounds: int | None = None, successor: Any | None = None):
+        self.role = role
         self.episode = episode
-        self.moves = logged_moves(episode, self.role)
+        self.action_from_turn = action_from_turn
+        self.moves = logged_moves(episode, role)
         self.rounds = len(self.moves) if rounds is None else min(rounds, len(self.moves))
         self.successor = successor
 
@@ -48,55 +55,32 @@ class _Scripted:
     async def respond(self, observation: Any, state: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         played = state["played"]
         if played < self.rounds:
-            action = self._replay(played)
-            return action, {**state, "played": played + 1}
+            return self._replay(played), {**state, "played": played + 1}
         if self.successor is None:
-            raise LoggedExhausted(f"the logged {self.role.value} of episode {self.episode.id} made "
+            raise LoggedExhausted(f"the logged {self.role} of episode {self.episode.id} made "
                                   f"{len(self.moves)} moves; the replay asked for move {played + 1}")
-        action, inner = await self.successor.respond(observation, state["inner"])
-        return action, {**state, "inner": inner}
+        inner = state["inner"]
+        if played == self.rounds and self.rounds and hasattr(self.successor, "resume_state"):
+            inner = self.successor.resume_state(observation, self.moves[: self.rounds])
+        action, inner = await self.successor.respond(observation, inner)
+        return action, {**state, "played": played + 1, "inner": inner}
 
     def _replay(self, position: int) -> Any:
-        raise NotImplementedError
-
-
-class ScriptedSeeker(_Scripted):
-    """Re-applies the logged seeker's utterances, feedback and final accept/quit."""
-
-    role = Role.seeker
-
-    def _replay(self, position: int) -> SeekerReply:
         turn = self.moves[position]
-        last = position == len(self.moves) - 1
-        ended_here = last and self.episode.turns and self.episode.turns[-1].index == turn.index
-        termination = self.episode.termination
-        return SeekerReply(
-            text=turn.text, feedback=dict(turn.feedback),
-            accept=bool(ended_here and termination is TerminationReason.accepted),
-            quit=bool(ended_here and termination is TerminationReason.seeker_quit),
-            metadata={**turn.metadata, SCRIPTED_KEY: True},
-        )
+        last = self.episode.turns[-1].index == turn.index if self.episode.turns else False
+        ending = self.episode.termination if last else None
+        action = self.action_from_turn(self.role, turn, ending)
+        metadata = getattr(action, "metadata", None)
+        if isinstance(metadata, dict):
+            metadata[SCRIPTED_KEY] = True
+        return action
 
 
-class ScriptedRecommender(_Scripted):
-    """Re-asks the logged recommender's questions and shows the items it showed."""
-
-    role = Role.recommender
-
-    def _replay(self, position: int) -> Recommendation:
-        turn = self.moves[position]
-        return Recommendation(question=turn.text, ranked_ids=list(turn.items_shown),
-                              metadata={**turn.metadata, SCRIPTED_KEY: True})
-
-
-def logged_rankings(original: Episode, replayed: Episode) -> Episode:
-    """`replayed` with the logged ranking records restored for its scripted recommender turns."""
-    scripted_turns = {
-        number for number, turn in enumerate(logged_moves(replayed, Role.recommender), start=1)
-        if turn.metadata.get(SCRIPTED_KEY)
-    }
-    if not scripted_turns:
+def logged_evaluations(original: Episode, replayed: Episode) -> Episode:
+    """`replayed` with the logged evaluation records restored for records of scripted moves."""
+    scripted = {t.index for t in replayed.turns if t.metadata.get(SCRIPTED_KEY)}
+    if not scripted:
         return replayed
-    logged: dict[int, RankingRecord] = {r.turn: r for r in original.rankings}
-    rankings = [logged.get(r.turn, r) if r.turn in scripted_turns else r for r in replayed.rankings]
-    return replayed.model_copy(update={"rankings": rankings})
+    logged = {r.turn: r for r in original.evaluations}
+    records = [logged.get(r.turn, r) if r.source_turn in scripted else r for r in replayed.evaluations]
+    return replayed.model_copy(update={"evaluations": records})

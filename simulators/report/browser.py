@@ -1,8 +1,8 @@
 """The episode browser's data: every episode as a plain, JSON-ready dict.
 
 The page renders this with vanilla JS, so everything it needs is worked out here, once, in
-tested Python: which ranking belongs to which recommender turn, the final rank, the LLM
-calls of the episode (full records when `llm_calls.jsonl` exists, else the summaries in
+tested Python: which evaluation record belongs to which move and how it reads (whatever
+the protocol: ranks, item sets, mentions), the final state, the LLM calls of the episode (full records when `llm_calls.jsonl` exists, else the summaries in
 the episode itself). Long texts (prompts, tracebacks) are cut so that one chatty run does
 not make the page too big to open. Nothing here is HTML: the page inserts all of it as
 text, so episode text from a language model cannot inject markup.
@@ -14,7 +14,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from environments.models import Episode, Role, Turn
+from environments.models import Episode, Turn, TurnEvaluation
+from simulators.evaluation_text import describe_evaluation, records_by_source
 from simulators.runlog import LoggedRun
 
 MAX_TEXT = 6000
@@ -27,31 +28,16 @@ def clip(text: str | None, limit: int = MAX_TEXT) -> str | None:
     return f"{text[:limit]}… [{len(text) - limit} more characters]"
 
 
-def recommender_turn_numbers(turns: Sequence[Turn]) -> dict[int, int]:
-    """Transcript index -> ranking turn (1, 2, ...) of each ranked recommender turn.
-
-    The environment's opening question (metadata `opening`) ranks nothing; every later
-    recommender turn is the next ranking turn, which is how `RankingRecord.turn` counts.
-    """
-    numbers: dict[int, int] = {}
-    count = 0
-    for position, turn in enumerate(turns):
-        if turn.role is Role.recommender and not turn.metadata.get("opening"):
-            count += 1
-            numbers[position] = count
-    return numbers
-
-
-def turn_record(turn: Turn, ranking_turn: int | None, ranks: dict[int, Any]) -> dict[str, Any]:
-    record = ranks.get(ranking_turn) if ranking_turn is not None else None
+def turn_record(turn: Turn, record: TurnEvaluation | None, targets: list[str]) -> dict[str, Any]:
     return {
-        "role": turn.role.value,
+        "role": turn.role,
         "text": turn.text,
         "items": list(turn.items_shown),
         "feedback": dict(turn.feedback),
-        "turn": ranking_turn,
-        "rank": record.target_rank if record else None,
-        "n_candidates": record.n_candidates if record else None,
+        "added": list(turn.added),
+        "removed": list(turn.removed),
+        "turn": record.turn if record else None,
+        "evaluation": describe_evaluation(record, targets) if record else None,
         "meta": [[k, v if isinstance(v, str) else json.dumps(v, default=str)] for k, v in turn.metadata.items()],
     }
 
@@ -77,9 +63,8 @@ def episode_record(
     episode: Episode, run_index: int, label: str, catalog: str | None, calls: list[dict[str, Any]] | None
 ) -> dict[str, Any]:
     """Everything the browser shows of one episode (see the module docstring)."""
-    ranks = {r.turn: r for r in episode.rankings}  # a repeated turn: the later record wins
-    numbers = recommender_turn_numbers(episode.turns)
-    final = episode.rankings[-1] if episode.rankings else None
+    by_source = records_by_source(episode.evaluations)
+    final = episode.evaluations[-1] if episode.evaluations else None
     if calls is None:
         calls = [c.model_dump(mode="json") for c in episode.llm_calls]
     return {
@@ -90,11 +75,11 @@ def episode_record(
         "seed": episode.seed,
         "environment": episode.environment,
         "termination": episode.termination.value,
-        "target": episode.target_item,
-        "final_rank": final.target_rank if final else None,
-        "n_candidates": final.n_candidates if final else None,
+        "targets": list(episode.targets),
+        "final": describe_evaluation(final, episode.targets) if final else None,
+        "final_rank": final.best_rank if final else None,
         "catalog": catalog,
-        "turns": [turn_record(t, numbers.get(i), ranks) for i, t in enumerate(episode.turns)],
+        "turns": [turn_record(t, by_source.get(t.index), episode.targets) for t in episode.turns],
         "llm_calls": [call_record(c) for c in calls],
         "profile": clip(json.dumps(episode.profile, indent=1, ensure_ascii=False, default=str))
         if episode.profile else None,

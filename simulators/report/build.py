@@ -59,7 +59,7 @@ def build_report(
     out: Path | str | None = None,
     *,
     catalog: Path | str | None = None,
-    metrics: Sequence[str] = tables.DEFAULT_METRICS,
+    metrics: Sequence[str] | None = None,
     n_resamples: int = 1000,
     console: Console | None = None,
 ) -> Report:
@@ -67,10 +67,10 @@ def build_report(
 
     `path` is a run directory, a sweep directory or an episode log file; the output goes
     to `out` (default `<path>/report/`, or next to a log file). Prints the results table,
-    each skipped log line ("skipped <file>, line N: ...") and the files written.
+    each skipped log line ("skipped <file>, line N: ...") and the files written. `metrics`
+    names the metrics to report; by default each run's configured metrics.
     """
     console = console or table_console()
-    metrics = tables.check_metrics(metrics)
     source = Path(path).expanduser()
     runs = load_runs(source)
     report = Report(Path(out) if out else _default_out(source))
@@ -78,10 +78,11 @@ def build_report(
     report.problems = [p for run in runs for p in run.problems] + call_problems
 
     frames = tables.config_frames(runs, metrics, n_resamples=n_resamples)
+    metrics = tables.metric_order(frames)
     report.results = tables.combined_frame(frames)
     report.notes += tables.excluded_notes(frames)
     if not tables.has_scores(report.results):
-        report.notes.append("no episode has target rankings (e.g. imported dialogues): the results are empty")
+        report.notes.append("no episode has evaluation records (e.g. imported dialogues): the results are empty")
     report.paired = paired.paired_frame(runs, metrics, n_resamples=n_resamples)
     card_set = cards.collect_cards(runs, catalog)
     report.notes += card_set.notes
@@ -141,7 +142,7 @@ def _print(console: Console, report: Report, metrics: Sequence[str]) -> None:
     for note in report.notes:
         console.print(f"note: {escape(note)}", highlight=False)
     if report.results is not None and tables.has_scores(report.results):
-        console.print(render_comparison_table(report.results, title="Results (mean [95% CI])", final_metrics=metrics))
+        console.print(render_comparison_table(report.results, title="Results (mean [95% CI])", metrics=metrics))
     console.print("wrote:", highlight=False)
     for path in report.files:
         console.print(f"  {escape(str(path))}", highlight=False)

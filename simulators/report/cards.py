@@ -49,14 +49,14 @@ def item_card(item: Item) -> Card:
 
 
 def episode_item_ids(episodes: Iterable[Episode]) -> set[str]:
-    """Every item id an episode mentions: shown items, feedback keys and the target."""
+    """Every item id an episode mentions: shown items, feedback keys, set moves and targets."""
     ids: set[str] = set()
     for episode in episodes:
-        if episode.target_item:
-            ids.add(episode.target_item)
+        ids.update(episode.targets)
         for turn in episode.turns:
             ids.update(turn.items_shown)
             ids.update(turn.feedback)
+            ids.update(turn.added)
     return ids
 
 
@@ -70,10 +70,9 @@ def catalog_from_config(config: dict[str, Any]) -> Catalog:
     environment = config.get("environment")
     if not isinstance(environment, dict) or "_target_" not in environment:
         raise CrsimError("the run's config.yaml names no environment")
-    from hydra.utils import instantiate
-    from omegaconf import OmegaConf
+    from simulators.build import build_setup
 
-    setup = instantiate(OmegaConf.create(environment), _convert_="partial")
+    setup = build_setup(environment)
     catalog = getattr(setup, "catalog", None)
     if not isinstance(catalog, Catalog):
         raise CrsimError(f"environment {environment['_target_']} has no catalog")

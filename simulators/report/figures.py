@@ -13,15 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from simulators.plots import plot_metrics_vs_turn
-
-HEADLINE: tuple[str, ...] = ("hits@10", "mrr")
-
-
-def headline_metrics(metrics: Sequence[str]) -> list[str]:
-    """The overview's metrics: hits@10 and MRR when selected, else the first two selected."""
-    chosen = [m for m in HEADLINE if m in metrics]
-    return chosen or list(metrics[:2])
+from simulators.plots import headline_metrics, plot_metrics_vs_turn
 
 
 def plot_file_name(metric: str) -> str:

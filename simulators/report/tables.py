@@ -14,46 +14,26 @@ from pathlib import Path
 
 import pandas as pd
 
-from environments.errors import CrsimError
-from simulators.metrics import hits_cutoff, higher_is_better, metric_names
-from simulators.results import COLUMNS, format_cell, results_frame
+from simulators.metrics import select_metrics
+from simulators.results import COLUMNS, directions, format_cell, results_frame
 from simulators.runlog import LoggedRun
-
-DEFAULT_METRICS: tuple[str, ...] = metric_names()
-
-
-def check_metrics(metrics: Sequence[str]) -> tuple[str, ...]:
-    """The metric names, validated: a typo is a one-line user error, not a KeyError later."""
-    if not metrics:
-        raise CrsimError("no metrics given")
-    for name in metrics:
-        try:
-            higher_is_better(name)
-        except ValueError as exc:
-            raise CrsimError(str(exc)) from None
-    return tuple(dict.fromkeys(metrics))
-
-
-def cutoffs(metrics: Sequence[str]) -> tuple[int, ...]:
-    """The hits@K cut-offs `results_frame` must compute for `metrics` (K ascending)."""
-    return tuple(sorted({k for k in map(hits_cutoff, metrics) if k is not None}))
 
 
 def config_frames(
-    runs: Sequence[LoggedRun], metrics: Sequence[str], *, n_resamples: int = 1000
+    runs: Sequence[LoggedRun], metrics: Sequence[str] | None = None, *, n_resamples: int = 1000
 ) -> dict[str, pd.DataFrame]:
-    """Label -> results frame (only `metrics`, in that order) of each run."""
-    ks = cutoffs(metrics)
-    order = {name: i for i, name in enumerate(metrics)}
+    """Label -> results frame of each run: its configured metrics, or those named (in order)."""
     frames: dict[str, pd.DataFrame] = {}
     for run in runs:
-        full = results_frame(run.episodes, run.max_turns, seed=run.seed, n_resamples=n_resamples, ks=ks)
-        frame = full[full["metric"].isin(order)].copy()
-        frame["_order"] = frame["metric"].map(order)
-        frame = frame.sort_values(["turn", "_order"], kind="stable").drop(columns="_order")
-        frame.attrs["n_excluded"] = full.attrs.get("n_excluded", 0)
-        frames[run.label] = frame.reset_index(drop=True)
+        chosen = select_metrics(run.metrics, metrics)
+        frame = results_frame(run.episodes, run.max_turns, chosen, seed=run.seed, n_resamples=n_resamples)
+        frames[run.label] = frame
     return frames
+
+
+def metric_order(frames: dict[str, pd.DataFrame]) -> list[str]:
+    """Every metric the frames hold, in first-seen order: the columns of every table."""
+    return list(dict.fromkeys(m for frame in frames.values() for m in frame["metric"]))
 
 
 def combined_frame(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -79,11 +59,12 @@ def best_means(df: pd.DataFrame) -> dict[tuple[int, str], float]:
     Cells where every config has the same mean (all 0 at turn 1, say) have no winner:
     bolding all of them would draw the eye to nothing.
     """
+    higher = directions(df)
     best: dict[tuple[int, str], float] = {}
     for (turn, metric), rows in df.groupby(["turn", "metric"], sort=False):
         means = rows["mean"].dropna()
         if means.nunique() > 1:
-            best[(int(turn), str(metric))] = float(means.max() if higher_is_better(str(metric)) else means.min())
+            best[(int(turn), str(metric))] = float(means.max() if higher[str(metric)] else means.min())
     return best
 
 
@@ -122,7 +103,7 @@ def results_markdown(df: pd.DataFrame, metrics: Sequence[str], notes: Sequence[s
     if notes:
         lines.append("")
     if not has_scores(df):
-        lines.append("No scorable episodes: no episode has target rankings, so there is nothing to score.")
+        lines.append("No scorable episodes: no episode has evaluation records, so there is nothing to score.")
         return "\n".join(lines) + "\n"
     lines.append("| " + " | ".join(["config", "turn", "n", *metrics]) + " |")
     lines.append("| " + " | ".join(["---", "---:", "---:", *("---:" for _ in metrics)]) + " |")
@@ -142,7 +123,7 @@ def write_text(path: Path, text: str) -> Path:
 def excluded_notes(frames: dict[str, pd.DataFrame]) -> list[str]:
     """One note per config with crashed or rank-less episodes left out of its scores."""
     return [
-        f"{label}: {frame.attrs['n_excluded']} episode(s) not scored (crashed or without rankings)"
+        f"{label}: {frame.attrs['n_excluded']} episode(s) not scored (crashed or without evaluation records)"
         for label, frame in frames.items()
         if frame.attrs.get("n_excluded")
     ]

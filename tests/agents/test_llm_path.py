@@ -28,6 +28,6 @@ def test_unparseable_answers_are_repaired_then_fall_back_to_offline(tiny_catalog
     failed = [c for c in episode.llm_calls if c.step == "seeker_answer"]
     assert len(failed) == 4 and not any(c.ok for c in failed)  # 2 turns x (first try + repair)
     assert sum(c.repaired for c in failed) == 2
-    seeker_texts = [t.text for t in episode.turns if t.role is Role.seeker]
+    seeker_texts = [t.text for t in episode.turns if t.role == Role.seeker]
     assert all(text and "SCRIPTED" not in text for text in seeker_texts)  # offline answers instead
     assert hash_encoder.calls > 0

@@ -2,13 +2,21 @@ import numpy as np
 import pytest
 
 from environments.base import Recommendation, SeekerReply
-from environments.models import Role
+from environments.models import Role, TerminationReason, Turn
 from environments.single_target import SingleTargetSetup
+
+SEEKER, RECOMMENDER = Role.seeker.value, Role.recommender.value
 
 
 @pytest.fixture
 def setup(tiny_catalog):
     return SingleTargetSetup(tiny_catalog, target_pool_size=10, top_k=4)
+
+
+def test_declares_its_protocol(setup):
+    assert setup.roles == ("seeker", "recommender")
+    assert setup.agent_catalog(RECOMMENDER) is setup.recommender_catalog
+    assert setup.agent_catalog(SEEKER) is None
 
 
 def test_seekers_own_review_never_reaches_recommender(setup):
@@ -22,9 +30,9 @@ def test_seekers_own_review_never_reaches_recommender(setup):
 def test_reset_opens_with_fixed_question_and_hides_target(setup):
     env = setup.new_episode()
     obs = env.reset(seed=3)
-    rec, seek = obs[Role.recommender], obs[Role.seeker]
+    rec, seek = obs[RECOMMENDER], obs[SEEKER]
     assert [t.text for t in rec.dialogue] == ["Hello, what category of restaurants are you looking for?"]
-    target = env.evaluation()["target_item"]
+    target = env.evaluation().targets[0]
     assert not hasattr(rec, "profile")
     values = [getattr(rec, name) for name in rec.__slots__]
     assert not any(isinstance(v, type(seek.profile)) for v in values)
@@ -35,58 +43,76 @@ def test_reset_opens_with_fixed_question_and_hides_target(setup):
 def test_step_ranks_shows_top_k_and_records_target_rank(setup):
     env = setup.new_episode()
     env.reset(seed=1)
-    target = env.evaluation()["target_item"]
-    env.step(SeekerReply(text="thai please"))
+    target = env.evaluation().targets[0]
+    env.step(SEEKER, SeekerReply(text="thai please"))
     ranked = [target] + [i for i in setup.recommender_catalog.item_ids if i != target][:5]
-    result = env.step(Recommendation(question="Price?", ranked_ids=ranked))
-    assert [card.id for card in result.observation.shown] == ranked[:4]
-    record = env.evaluation()["rankings"][0]
-    assert (record.turn, record.target_rank, record.n_better, record.n_tied) == (1, 1, 0, 1)
-    assert record.n_candidates == 24
+    result = env.step(RECOMMENDER, Recommendation(question="Price?", ranked_ids=ranked))
+    assert result.termination is None
+    assert [card.id for card in env.observe(SEEKER).shown] == ranked[:4]
+    record = env.evaluation().evaluations[0]
+    assert (record.turn, record.source_turn, record.n_candidates) == (1, 2, 24)
+    assert [(r.item_id, r.rank, r.n_better, r.n_tied) for r in record.ranks] == [(target, 1, 0, 1)]
+    assert record.top[:6] == ranked
 
 
 def test_ties_are_broken_by_the_seeded_generator(setup):
-    ranks = []
-    for seed in range(30):
+    def first_rank(seed):
         env = setup.new_episode()
         env.reset(seed=seed, options={"target": setup.pool[0].item_id})
-        env.step(SeekerReply(text="anything"))
-        env.step(Recommendation(question="?", scores=np.zeros(24)))
-        record = env.evaluation()["rankings"][0]
-        assert record.n_tied == 24 and record.n_better == 0
-        ranks.append(record.target_rank)
+        env.step(SEEKER, SeekerReply(text="anything"))
+        env.step(RECOMMENDER, Recommendation(question="?", scores=np.zeros(24)))
+        target_rank = env.evaluation().evaluations[0].ranks[0]
+        assert target_rank.n_tied == 24 and target_rank.n_better == 0
+        return target_rank.rank
+
+    ranks = [first_rank(seed) for seed in range(30)]
     assert len(set(ranks)) > 5  # not always the catalog's first item
-    again = setup.new_episode()
-    again.reset(seed=0, options={"target": setup.pool[0].item_id})
-    again.step(SeekerReply(text="anything"))
-    again.step(Recommendation(question="?", scores=np.zeros(24)))
-    assert again.evaluation()["rankings"][0].target_rank == ranks[0]
+    assert first_rank(0) == ranks[0]
 
 
-def test_bad_recommendations_are_rejected(setup):
+def test_bad_moves_are_rejected(setup):
     env = setup.new_episode()
     env.reset(seed=0)
-    env.step(SeekerReply(text="hi"))
+    env.step(SEEKER, SeekerReply(text="hi"))
     with pytest.raises(ValueError, match="scores for 24 candidates"):
-        env.step(Recommendation(question="?", scores=np.zeros(3)))
+        env.step(RECOMMENDER, Recommendation(question="?", scores=np.zeros(3)))
     with pytest.raises(ValueError, match="unknown item 'zzz'"):
-        env.step(Recommendation(question="?", ranked_ids=["zzz"]))
+        env.step(RECOMMENDER, Recommendation(question="?", ranked_ids=["zzz"]))
+    with pytest.raises(TypeError, match="a recommender cannot make a SeekerReply move"):
+        env.step(RECOMMENDER, SeekerReply(text="hi"))
 
 
-def test_accept_terminates(setup):
+@pytest.mark.parametrize(("reply", "ending"), [
+    (SeekerReply(text="that's it", accept=True), TerminationReason.accepted),
+    (SeekerReply(text="bye", quit=True), TerminationReason.seeker_quit),
+])
+def test_the_environment_names_why_the_task_ended(setup, reply, ending):
     env = setup.new_episode()
     env.reset(seed=0)
-    assert env.step(SeekerReply(text="that's it", accept=True)).terminated
+    result = env.step(SEEKER, reply)
+    assert result.terminated and result.termination is ending
+
+
+def test_logged_moves_are_re_made_as_the_same_actions(setup):
+    seeker_turn = Turn(index=1, role="seeker", text="ok", feedback={"i01": "like"}, metadata={"fact": "x"})
+    reply = setup.scripted_action(SEEKER, seeker_turn, TerminationReason.accepted)
+    assert (reply.text, dict(reply.feedback), reply.accept, reply.quit) == ("ok", {"i01": "like"}, True, False)
+    assert not setup.scripted_action(SEEKER, seeker_turn, TerminationReason.max_turns).accept
+    rec_turn = Turn(index=2, role="recommender", text="Price?", items_shown=["i03", "i01"])
+    move = setup.scripted_action(RECOMMENDER, rec_turn, None)
+    assert (move.question, list(move.ranked_ids)) == ("Price?", ["i03", "i01"])
 
 
 def test_private_turn_metadata_is_not_shown_to_the_other_role(setup):
     env = setup.new_episode()
     env.reset(seed=0)
-    obs = env.step(SeekerReply(text="thai", metadata={"fact": "attr:cuisine=thai"})).observation
+    env.step(SEEKER, SeekerReply(text="thai", metadata={"fact": "attr:cuisine=thai"}))
+    obs = env.observe(RECOMMENDER)
     assert obs.dialogue[0].metadata == {"opening": True}  # the environment's own note stays
     assert obs.dialogue[1].metadata == {}  # the seeker's private note does not reach the recommender
-    back = env.step(Recommendation(question="Price?", scores=np.zeros(24), metadata={"aspect": "price"}))
-    assert back.observation.dialogue[1].metadata == {"fact": "attr:cuisine=thai"}  # own notes visible
-    assert back.observation.dialogue[2].metadata == {}
+    env.step(RECOMMENDER, Recommendation(question="Price?", scores=np.zeros(24), metadata={"aspect": "price"}))
+    back = env.observe(SEEKER)
+    assert back.dialogue[1].metadata == {"fact": "attr:cuisine=thai"}  # own notes visible
+    assert back.dialogue[2].metadata == {}
     logged = env.dialogue.transcript()
     assert logged[1].metadata["fact"] == "attr:cuisine=thai" and logged[2].metadata["aspect"] == "price"

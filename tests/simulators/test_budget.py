@@ -23,7 +23,7 @@ def _run(catalog, encoder, model, run_dir, budget, episodes=4):
     recommender = build_popularity(setup.recommender_catalog, llm=model)
     context = SeekerContext(SeekerAnswerStep(model, encoder=encoder), SummarizeReviewsStep(model), 3)
     seeker = GraphAgent(Role.seeker, build_graph(), context, memory_keys=("facts", "stated"))
-    return asyncio.run(run_episodes(setup, recommender, seeker, episodes=episodes, max_turns=2, seed=0,
+    return asyncio.run(run_episodes(setup, {"recommender": recommender, "seeker": seeker}, episodes=episodes, max_turns=2, seed=0,
                                     concurrency=1, run_dir=run_dir, config_hash="b", progress=False,
                                     budget=budget))
 

@@ -16,15 +16,38 @@ def _line(index: int, **changes) -> str:
     return json.dumps(data)
 
 
-def test_version_1_logs_load_and_are_upgraded(tmp_path):
-    v1 = json.loads(_line(0, schema_version=1))
-    v1["llm_calls"] = [{"step": "s", "role": "seeker", "prompt_hash": "h", "ok": True}]  # no cost_usd in v1
+def _old(version: int) -> dict:
+    """An episode line as releases with schema 1 and 2 wrote it: one target, `rankings`."""
+    turns = [{"index": 0, "role": "recommender", "text": "Hello?", "items_shown": [], "feedback": {},
+              "metadata": {"opening": True}},
+             {"index": 1, "role": "seeker", "text": "Thai", "items_shown": [], "feedback": {}, "metadata": {}},
+             {"index": 2, "role": "recommender", "text": "Price?", "items_shown": ["i1", "i2"], "feedback": {},
+              "metadata": {"aspect": "price"}},
+             {"index": 3, "role": "seeker", "text": "Cheap", "items_shown": [], "feedback": {}, "metadata": {}},
+             {"index": 4, "role": "recommender", "text": "Noise?", "items_shown": ["i2", "i1"], "feedback": {},
+              "metadata": {}}]
+    call = {"step": "s", "role": "seeker", "prompt_hash": "h", "ok": True}
+    if version >= 2:
+        call["cost_usd"] = 0.5
+    return {"schema_version": version, "id": f"v{version}", "index": version, "config_hash": "h", "seed": 1,
+            "environment": "single_target", "target_item": "i2", "profile": {}, "turns": turns,
+            "rankings": [{"turn": 1, "target_rank": 3, "n_better": 2, "n_tied": 1, "n_candidates": 9, "top": ["i1"]},
+                         {"turn": 2, "target_rank": 1, "n_better": 0, "n_tied": 1, "n_candidates": 9, "top": ["i2"]}],
+            "termination": "max_turns", "llm_calls": [call], "error": None}
+
+
+def test_version_1_and_2_logs_load_and_are_upgraded(tmp_path):
     log = tmp_path / "episodes.jsonl"
-    log.write_text(json.dumps(v1) + "\n" + _line(1) + "\n", encoding="utf-8")
+    log.write_text(json.dumps(_old(1)) + "\n" + json.dumps(_old(2)) + "\n" + _line(3) + "\n", encoding="utf-8")
     episodes, problems = read_episodes(log)
     assert problems == []
-    assert [e.schema_version for e in episodes] == [EPISODE_SCHEMA_VERSION] * 2
-    assert episodes[0].llm_calls[0].cost_usd is None and episodes[0].rankings[-1].target_rank == 1
+    assert [e.schema_version for e in episodes] == [EPISODE_SCHEMA_VERSION] * 3
+    assert episodes[0].llm_calls[0].cost_usd is None and episodes[1].llm_calls[0].cost_usd == 0.5
+    for old in episodes[:2]:
+        assert old.targets == ["i2"] and old.target_item == "i2"
+        assert [(r.turn, r.source_turn, r.n_candidates, r.top) for r in old.evaluations] == \
+            [(1, 2, 9, ["i1"]), (2, 4, 9, ["i2"])]
+        assert [(t.item_id, t.rank, t.n_better) for r in old.evaluations for t in r.ranks] == [("i2", 3, 2), ("i2", 1, 0)]
 
 
 def test_unknown_versions_and_cut_lines_are_reported_by_line_and_the_rest_is_used(tmp_path):

@@ -12,7 +12,9 @@ from rich.console import Console
 from crsim_testing import make_episode
 
 from environments.models import Episode, TerminationReason
-from simulators.metrics import METRICS
+from simulators.metrics import default_metrics
+
+METRICS = [m.name for m in default_metrics()]
 from simulators.plots import plot_metrics_vs_turn
 from simulators.results import (
     COLUMNS,

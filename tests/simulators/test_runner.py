@@ -12,7 +12,7 @@ from simulators.runner import EPISODES_FILE, run_episodes
 def keyword_recommender(catalog):
     """Scores items by how many seeker words appear in their attributes."""
     def respond(obs):
-        words = " ".join(t.text for t in obs.dialogue if t.role.value == "seeker").lower().split()
+        words = " ".join(t.text for t in obs.dialogue if t.role == "seeker").lower().split()
         scores = np.array([sum(str(v) in words for v in item.attributes.values()) for item in catalog.items],
                           dtype=float)
         return Recommendation(question=f"Turn {obs.turn}: anything else?", scores=scores)
@@ -33,7 +33,7 @@ def _run(tmp_path, setup, rec, seek, **kw):
     import asyncio
     args = dict(episodes=6, max_turns=3, seed=7, concurrency=3, run_dir=tmp_path, config_hash="h", progress=False)
     args.update(kw)
-    return asyncio.run(run_episodes(setup, rec, seek, **args))
+    return asyncio.run(run_episodes(setup, {"recommender": rec, "seeker": seek}, **args))
 
 
 def test_runs_logs_and_ranks(tiny_catalog, tmp_path):
@@ -42,9 +42,9 @@ def test_runs_logs_and_ranks(tiny_catalog, tmp_path):
     assert summary.ran == 6 and summary.errors == 0
     for episode in summary.episodes:
         assert episode.termination is TerminationReason.max_turns
-        assert [r.turn for r in episode.rankings] == [1, 2, 3]
+        assert [r.turn for r in episode.evaluations] == [1, 2, 3]
         assert len(episode.turns) == 1 + 2 * 3  # opening + (seeker, recommender) per turn
-        assert episode.rankings[-1].target_rank <= 8  # 3 attributes stated: few items match all
+        assert episode.evaluations[-1].best_rank <= 8  # 3 attributes stated: few items match all
     assert (tmp_path / "timings.jsonl").exists()
 
 
@@ -72,7 +72,7 @@ def test_crashing_episode_is_isolated(tiny_catalog, tmp_path):
     crashed = [e for e in summary.episodes if e.termination is TerminationReason.error]
     assert 0 < len(crashed) < 10
     for episode in crashed:
-        assert "boom in turn 1" in episode.error and len(episode.rankings) == 1 and episode.turns
+        assert "boom in turn 1" in episode.error and len(episode.evaluations) == 1 and episode.turns
 
 
 def test_resume_skips_finished_episodes_and_keeps_them(tiny_catalog, tmp_path):
@@ -95,4 +95,4 @@ def test_accepting_seeker_ends_episode_early(tiny_catalog, tmp_path):
     summary = _run(tmp_path, setup, keyword_recommender(setup.recommender_catalog),
                    attribute_seeker(accept_when_shown=True), max_turns=5)
     accepted = [e for e in summary.episodes if e.termination is TerminationReason.accepted]
-    assert accepted and all(len(e.rankings) < 5 for e in accepted)
+    assert accepted and all(len(e.evaluations) < 5 for e in accepted)

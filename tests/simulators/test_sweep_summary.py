@@ -10,7 +10,9 @@ from rich.console import Console
 
 from crsim_testing import make_episode
 
-from simulators.metrics import METRICS
+from simulators.metrics import default_metrics
+
+METRICS = [m.name for m in default_metrics()]
 from simulators.results import read_results_csv, results_frame, write_results_csv
 from simulators.sweep_summary import collect_sweep, render_comparison_table, summarize_sweep
 
@@ -45,7 +47,7 @@ def render(table: object) -> str:
 
 def test_collect_sweep(sweep: Path) -> None:
     df = collect_sweep(sweep)
-    assert list(df.columns) == ["config", "turn", "metric", "mean", "ci_low", "ci_high", "n"]
+    assert list(df.columns) == ["config", "turn", "metric", "mean", "ci_low", "ci_high", "n", "higher_is_better"]
     assert list(dict.fromkeys(df["config"])) == ["2", "recommender=bm25,seed=1", "recommender=dense,seed=1"]
     assert len(df) == 3 * 3 * len(METRICS)
     bm25 = df[df["config"] == "recommender=bm25,seed=1"]

@@ -26,7 +26,7 @@
   function card(episode, itemId, feedback) {
     var cards = (episode.catalog && data.cards[episode.catalog]) || {};
     var info = cards[itemId];
-    var isTarget = itemId === episode.target;
+    var isTarget = episode.targets.indexOf(itemId) >= 0;
     var node = el("div", "card" + (isTarget ? " target" : ""));
     node.setAttribute("data-item", itemId);
     append(node, el("div", "title", info ? info.title : itemId));
@@ -43,16 +43,11 @@
     return node;
   }
 
-  function rankText(rank, n) {
-    return n ? rank + " / " + n : String(rank);
-  }
-
   function turnNode(episode, turn) {
     var li = el("li", turn.role);
     var head = el("div", "turn-head", turn.role + (turn.turn ? " · turn " + turn.turn : ""));
-    if (turn.rank !== null && turn.rank !== undefined) {
-      append(head, document.createTextNode(" · target rank after this turn: "),
-             el("span", "rank", rankText(turn.rank, turn.n_candidates)));
+    if (turn.evaluation) {
+      append(head, document.createTextNode(" · after this turn: "), el("span", "rank", turn.evaluation));
     }
     append(li, head, el("div", "turn-text", turn.text));
     if (turn.items.length) {
@@ -68,6 +63,11 @@
         return (info ? info.title + " (" + id + ")" : id) + " → " + turn.feedback[id];
       }).join("; ");
       append(li, fb);
+    }
+    if (turn.added.length || turn.removed.length) {
+      append(li, el("div", "feedback", "item set: " +
+        turn.added.map(function (id) { return "+" + id; }).concat(
+          turn.removed.map(function (id) { return "-" + id; })).join(" ")));
     }
     if (turn.meta.length) {
       var meta = el("details");
@@ -105,13 +105,14 @@
     append(panel, el("h3", null, "Episode " + episode.id + " — " + episode.config));
     var summary = el("p");
     append(summary, el("span", "badge " + episode.termination, episode.termination),
-           document.createTextNode(episode.final_rank !== null
-             ? " · final target rank " + rankText(episode.final_rank, episode.n_candidates) : " · no rankings"),
+           document.createTextNode(episode.final ? " · at the end: " + episode.final : " · no evaluation records"),
            document.createTextNode(" · seed " + episode.seed + " · " + episode.environment));
     append(panel, summary);
-    if (episode.target) {
-      append(panel, el("div", "muted", "Target"));
-      append(panel, append(el("div", "cards"), card(episode, episode.target)));
+    if (episode.targets.length) {
+      append(panel, el("div", "muted", episode.targets.length === 1 ? "Target" : "Targets (" + episode.targets.length + ")"));
+      var targetCards = el("div", "cards");
+      episode.targets.slice(0, 24).forEach(function (id) { append(targetCards, card(episode, id)); });
+      append(panel, targetCards);
     }
     if (episode.error) {
       var err = el("details"); err.open = true;

@@ -39,7 +39,7 @@ def make_model(backend: str, url: str, **settings):
 
 
 def seeker_texts(episode) -> list[str]:
-    return [t.text for t in episode.turns if t.role is Role.seeker]
+    return [t.text for t in episode.turns if t.role == Role.seeker]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -115,7 +115,7 @@ def test_empty_completion_is_a_recorded_step_error(backend, content, openai_stub
                               hash_encoder).episode
     clarify = [c for c in episode.llm_calls if c.step == "clarify_question"]
     assert [(c.ok, c.error) for c in clarify] == [(False, "empty completion")] * 2  # not repaired
-    questions = [t.text for t in episode.turns if t.role is Role.recommender]
+    questions = [t.text for t in episode.turns if t.role == Role.recommender]
     assert all(q and "STUB" not in q for q in questions)  # offline questions
     assert episode.termination is TerminationReason.max_turns
 

@@ -51,7 +51,7 @@ def test_conversations_tracks_and_interactions(tmp_path, jsonl):
     run = load_run(out / "dialogues.jsonl")
     episode = run.episodes[0]
     assert episode.id == "cpcd-00079c9c8dd7b55a" and episode.environment == "cpcd"
-    assert [(t.role.value, t.items_shown, t.feedback) for t in episode.turns] == [
+    assert [(t.role, t.items_shown, t.feedback) for t in episode.turns] == [
         ("seeker", [], {}), ("recommender", [], {}),
         ("seeker", [], {}), ("recommender", ["OIPmhkzN2ug", "tYvFa2ARD24"], {}),
         ("seeker", [], {"OIPmhkzN2ug": "like", "tYvFa2ARD24": "dislike"}), ("recommender", ["Jx_O6PHdWww"], {}),

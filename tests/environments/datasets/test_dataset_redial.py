@@ -73,7 +73,7 @@ def test_dialogues_become_replayable_episodes(redial_dir, tmp_path):
     assert not run.problems and [e.id for e in run.episodes] == ["redial-391", "redial-392", "redial-394"]
     first = run.episodes[0]
     assert (first.index, first.config_hash, first.seed, first.environment) == (0, "import:redial", 0, "redial")
-    assert [(t.role.value, t.text) for t in first.turns] == [
+    assert [(t.role, t.text) for t in first.turns] == [
         ("seeker", "Hi I am looking for a movie like Super Troopers (2001)"),
         ("recommender", "You should watch Police Academy (1984)"),
         ("recommender", "or Beverly Hills Cop (1984) maybe"),  # null title in movieMentions: the CSV's name
@@ -84,14 +84,14 @@ def test_dialogues_become_replayable_episodes(redial_dir, tmp_path):
     assert [t.items_shown for t in first.turns] == [[], ["151656"], ["91481"], [], ["151656"], []]
     assert [t.feedback for t in first.turns] == [{}, {}, {}, {"151656": "like", "91481": "dislike"}, {}, {}]
     assert first.turns[0].metadata == {"message_id": 1000, "time_offset": 0, "mentioned": ["111776"]}
-    assert first.target_item == "151656" and first.termination.value == "accepted" and first.rankings == []
+    assert first.target_item == "151656" and first.termination.value == "accepted" and first.evaluations == []
     assert first.profile == {"conversation_id": "391", "seeker_worker_id": "956", "recommender_worker_id": "957",
                              "liked": ["111776", "151656"], "disliked": ["91481"], "seen": ["111776"],
                              "split": "train_data"}
     second = run.episodes[1]
     assert second.id == "redial-392" and second.target_item is None and second.termination.value == "max_turns"
     closing = second.turns[-1]  # the dialogue ended on the mention: a feedback-only seeker turn closes it
-    assert (closing.role.value, closing.text, closing.feedback, closing.metadata) == (
+    assert (closing.role, closing.text, closing.feedback, closing.metadata) == (
         "seeker", "", {"204974": "dislike"}, {"feedback_only": True})
     assert run.episodes[2].profile["split"] == "test_data"
 

@@ -43,7 +43,7 @@ def test_run_on_a_catalog_dir_writes_results(tiny_catalog_dir, tmp_path):
                 "recommender=bm25", "episodes=6", "max_turns=3", "progress=false", "environment.target_pool_size=10")
     assert out.returncode == 0, out.stderr
     frame = pd.read_csv(run_dir / "results.csv")
-    assert list(frame.columns) == ["turn", "metric", "mean", "ci_low", "ci_high", "n"]
+    assert list(frame.columns) == ["turn", "metric", "mean", "ci_low", "ci_high", "n", "higher_is_better"]
     assert set(frame.metric) >= {"hits@1", "hits@5", "hits@10", "mrr", "avg_position"}
     assert sorted(frame.turn.unique()) == [1, 2, 3] and (frame.n == 6).all()
     for name in ("episodes.jsonl", "config.yaml", "config_hash.txt", "metrics.png", "timings.jsonl"):

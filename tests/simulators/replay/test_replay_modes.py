@@ -19,7 +19,7 @@ def _episodes(path: Path) -> list:
 
 
 def _texts(episode, role: Role) -> list[str]:
-    return [t.text for t in episode.turns if t.role is role and not t.metadata.get("opening")]
+    return [t.text for t in episode.turns if t.role == role and not t.metadata.get("opening")]
 
 
 def test_rescore_equals_the_original_results(run_copy, capsys):
@@ -63,8 +63,8 @@ def test_fix_seeker_with_the_same_recommender_reproduces_the_rankings(run_copy):
     replayed = _episodes(run_copy / "replay-fix-seeker-own" / "episodes.jsonl")
     assert [e.id for e in replayed] == [e.id for e in logged]
     for old, new in zip(logged, replayed, strict=True):
-        assert [(r.turn, r.target_rank, r.top) for r in new.rankings] == [(r.turn, r.target_rank, r.top)
-                                                                         for r in old.rankings]
+        assert [(r.turn, r.ranks, r.top) for r in new.evaluations] == [(r.turn, r.ranks, r.top)
+                                                                      for r in old.evaluations]
         assert _texts(new, Role.seeker) == _texts(old, Role.seeker)
 
 
@@ -75,8 +75,8 @@ def test_fix_seeker_with_a_new_recommender_keeps_the_seeker_and_scores_the_new_o
     logged = _episodes(run_copy / "episodes.jsonl")
     replayed = _episodes(out_dir / "episodes.jsonl")
     assert [_texts(e, Role.seeker) for e in replayed] == [_texts(e, Role.seeker) for e in logged]
-    assert [e.target_item for e in replayed] == [e.target_item for e in logged]
-    assert [[r.top for r in e.rankings] for e in replayed] != [[r.top for r in e.rankings] for e in logged]
+    assert [e.targets for e in replayed] == [e.targets for e in logged]
+    assert [[r.top for r in e.evaluations] for e in replayed] != [[r.top for r in e.evaluations] for e in logged]
     assert (out_dir / "results.csv").is_file() and "popularity" in (out_dir / "config.yaml").read_text()
     assert main([str(out_dir), "--rescore"]) == 0  # a replay's log is a run like any other
 
@@ -88,18 +88,18 @@ def test_fix_recommender_replays_its_questions_and_logged_ranks(run_copy):
     for old, new in zip(logged, replayed, strict=True):
         assert _texts(new, Role.recommender) == _texts(old, Role.recommender)
         assert [t.items_shown for t in new.turns] == [t.items_shown for t in old.turns]
-        assert new.rankings == old.rankings
+        assert new.evaluations == old.evaluations
 
 
 def test_resume_from_turn_keeps_the_prefix_and_continues_with_new_agents(run_copy):
     assert main([str(run_copy), "--resume-from", "1", "--recommender", "popularity"]) == 0
     logged = _episodes(run_copy / "episodes.jsonl")
-    replayed = _episodes(run_copy / "replay-resume-1-popularity-own" / "episodes.jsonl")
+    replayed = _episodes(run_copy / "replay-resume-1-own-popularity" / "episodes.jsonl")
     for old, new in zip(logged, replayed, strict=True):
         prefix = 3  # opening, seeker move 1, recommender turn 1
         assert [t.text for t in new.turns[:prefix]] == [t.text for t in old.turns[:prefix]]
-        assert new.rankings[0] == old.rankings[0] and len(new.rankings) == len(old.rankings)
-        assert new.turns[prefix].role is Role.seeker  # the new seeker took over after turn 1
+        assert new.evaluations[0] == old.evaluations[0] and len(new.evaluations) == len(old.evaluations)
+        assert new.turns[prefix].role == Role.seeker  # the new seeker took over after turn 1
 
 
 def test_bad_input_is_one_clear_line(tmp_path, logged_run):
@@ -109,3 +109,18 @@ def test_bad_input_is_one_clear_line(tmp_path, logged_run):
     assert both.returncode == 2 and "keeps the logged seeker" in both.stderr
     unknown = crsim("replay", str(logged_run), "--fix", "seeker", "--recommender", "no_such")
     assert unknown.returncode == 2 and "no_such" in unknown.stderr and "Traceback" not in unknown.stderr
+
+
+def test_resumed_agents_remember_the_logged_turns(run_copy):
+    # The recommender taking over after turn 2 knows which aspects the log already asked
+    # about, and the seeker which facts it already stated: neither repeats them.
+    assert main([str(run_copy), "--resume-from", "2"]) == 0
+    logged = _episodes(run_copy / "episodes.jsonl")
+    replayed = _episodes(run_copy / "replay-resume-2-own-own" / "episodes.jsonl")
+    for old, new in zip(logged, replayed, strict=True):
+        moves = [t for t in new.turns if t.role == Role.recommender and not t.metadata.get("opening")]
+        aspects = [t.metadata.get("aspect") for t in moves if t.metadata.get("aspect")]
+        assert len(aspects) == len(set(aspects)), aspects
+        facts = [t.metadata.get("fact") for t in new.turns if t.role == Role.seeker and t.metadata.get("fact")]
+        assert len(facts) == len(set(facts)), facts
+        assert [t.text for t in new.turns] == [t.text for t in old.turns]  # same agents: same episode

@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
-from environments.models import Episode, LLMCallSummary, RankingRecord, Role, TerminationReason, Turn
+from environments.models import (
+    Episode, LLMCallSummary, Role, TargetRank, TerminationReason, Turn, TurnEvaluation,
+)
 
 XSS = '<img src=x onerror="window.__xss=1"></script><script>window.__xss=2</script>'
 
@@ -38,11 +40,11 @@ def dialogue_episode(index: int, ranks: Sequence[int], *, target: str = "i05",
             shown[rank - 1] = target
         turns.append(Turn(index=len(turns), role=Role.recommender, text=f"Question {turn_no}?",
                           items_shown=shown, metadata={"aspect": "cuisine"}))
-        rankings.append(RankingRecord(turn=turn_no, target_rank=rank, n_better=rank - 1, n_tied=1,
-                                      n_candidates=24, top=shown))
+        rankings.append(TurnEvaluation(turn=turn_no, source_turn=len(turns) - 1, n_candidates=24, top=shown,
+                                       ranks=[TargetRank(item_id=target, rank=rank, n_better=rank - 1, n_tied=1)]))
     return Episode(
         id=f"s0-e{index:05d}", index=index, config_hash="h", seed=100 + index, environment="single_target",
-        target_item=target, profile={"target_id": target}, turns=turns, rankings=rankings,
+        targets=[target], profile={"target_id": target}, turns=turns, evaluations=rankings,
         termination=termination,
         llm_calls=[LLMCallSummary(step="seeker_answer", role="seeker", prompt_hash="p", ok=True)],
     )

@@ -57,7 +57,7 @@ def test_report_page_loads_renders_and_shows_a_transcript(report_sweep, tiny_cat
     transcript = page.locator("#transcript")
     transcript.get_by_text("Something italian please, episode 0 turn 2.").wait_for()
     assert transcript.locator(".card.target").first.inner_text().startswith("Place 05")
-    assert "target rank after this turn: 2 / 24" in transcript.inner_text()
+    assert "after this turn: target rank 2 / 24" in transcript.inner_text()
     transcript.locator("details.llm-calls > summary").click()
     assert transcript.locator("details.call").count() == 2
     assert "stub-model · ok · 12 in / 5 out tokens · $0.0004" in transcript.locator("details.call").first.inner_text()

@@ -49,7 +49,8 @@ def test_a_sweep_report_writes_every_file_and_finds_the_better_config(report_swe
     accepted = [e for e in data["episodes"] if e["termination"] == "accepted"]
     assert [e["final_rank"] for e in accepted] == [1]
     first = next(e for e in data["episodes"] if e["key"] == "0:s0-e00000")  # runs sorted: bad is run 0
-    assert [t["rank"] for t in first["turns"] if t["role"] == "recommender"] == [None, 20, 18, 15]
+    assert [t["evaluation"] for t in first["turns"] if t["role"] == "recommender"] == [
+        None, "target rank 20 / 24", "target rank 18 / 24", "target rank 15 / 24"]
 
 
 def test_episode_text_cannot_inject_markup(report_sweep):
@@ -89,7 +90,7 @@ def test_cut_and_wrong_schema_lines_are_reported_with_file_and_line(tmp_path, wr
 
 
 def test_dialogues_without_rankings_get_a_note_instead_of_a_table(tmp_path, write_run_fn, dialogue_episode_fn):
-    episodes = [dialogue_episode_fn(i, [2]).model_copy(update={"rankings": [], "target_item": None,
+    episodes = [dialogue_episode_fn(i, [2]).model_copy(update={"evaluations": [], "targets": [],
                                                                "termination": TerminationReason.seeker_quit})
                 for i in range(3)]
     log = write_run_fn(tmp_path / "imported", episodes) / "episodes.jsonl"

@@ -47,8 +47,8 @@ def test_only_shared_scorable_episodes_with_the_same_target_are_paired():
     a = [make_episode(i, [1, 1]) for i in range(5)]
     b = [make_episode(i, [2, 2]) for i in range(1, 7)]  # ep0 only in a, ep5/ep6 only in b
     b[0] = make_episode(1, [2, 2], termination=TerminationReason.error, error="boom")  # ep1 crashed in b
-    a[2] = a[2].model_copy(update={"target_item": "x"})
-    b[1] = b[1].model_copy(update={"target_item": "y"})  # ep2: different targets, not the same episode
+    a[2] = a[2].model_copy(update={"targets": ["x"]})
+    b[1] = b[1].model_copy(update={"targets": ["y"]})  # ep2: different targets, not the same episode
     pairs = shared_episodes(_run("a", a), _run("b", b))
     assert [x.id for x, _ in pairs] == ["ep3", "ep4"]
     df = paired_frame([_run("a", a), _run("b", b)], METRICS)

@@ -8,6 +8,7 @@ import pytest
 from crsim_testing import make_episode
 from environments.errors import CrsimError
 from environments.models import TerminationReason
+from simulators.metrics import MRR, HitsAt
 from simulators.report import tables
 from simulators.results import results_frame
 from simulators.runlog import LoggedRun
@@ -23,8 +24,7 @@ def test_frames_reproduce_the_runs_own_results_and_keep_the_chosen_metrics(tmp_p
     frames = tables.config_frames([run], ["mrr", "hits@3"])
     frame = frames["a"]
     assert list(dict.fromkeys(frame["metric"])) == ["mrr", "hits@3"]
-    expected = results_frame(episodes, 3, seed=0, ks=(3,))
-    expected = expected[expected.metric.isin(["mrr", "hits@3"])]
+    expected = results_frame(episodes, 3, [HitsAt(3), MRR()], seed=0)
     merged = frame.merge(expected, on=["turn", "metric"], suffixes=("", "_run"))
     assert len(merged) == 6
     assert (merged["mean"] == merged["mean_run"]).all() and (merged["ci_low"] == merged["ci_low_run"]).all()
@@ -46,20 +46,32 @@ def test_markdown_has_a_row_per_config_and_turn_and_bolds_only_real_winners(tmp_
 def test_logs_without_rankings_give_a_note_not_a_crash(tmp_path):
     episodes = [make_episode(i, [], termination=TerminationReason.seeker_quit) for i in range(3)]
     run = _run("dialogues", episodes, tmp_path)
-    frames = tables.config_frames([run], tables.DEFAULT_METRICS)
+    frames = tables.config_frames([run])
     combined = tables.combined_frame(frames)
     assert not tables.has_scores(combined)
-    assert "nothing to score" in tables.results_markdown(combined, tables.DEFAULT_METRICS)
-    assert tables.excluded_notes(frames) == ["dialogues: 3 episode(s) not scored (crashed or without rankings)"]
+    assert "nothing to score" in tables.results_markdown(combined, tables.metric_order(frames))
+    assert tables.excluded_notes(frames) == [
+        "dialogues: 3 episode(s) not scored (crashed or without evaluation records)"]
 
 
-def test_unknown_metric_is_a_user_error():
+def test_unknown_metric_is_a_user_error(tmp_path):
+    run = _run("a", [make_episode(0, [1])], tmp_path)
     with pytest.raises(CrsimError, match="unknown metric 'ndcg'"):
-        tables.check_metrics(["mrr", "ndcg"])
-    assert tables.check_metrics(["hits@3", "mrr", "hits@3"]) == ("hits@3", "mrr")
-    assert tables.cutoffs(["hits@20", "mrr", "hits@3"]) == (3, 20)
+        tables.config_frames([run], ["mrr", "ndcg"])
+    frames = tables.config_frames([run], ["hits@3", "mrr", "hits@3"])
+    assert tables.metric_order(frames) == ["hits@3", "mrr"]
+
+
+def test_the_runs_configured_metrics_are_the_default(tmp_path):
+    config = {"max_turns": 2, "seed": 0, "environment": {"_target_": "x", "metrics": [
+        {"_target_": "simulators.metrics.RecallAt", "k": 2}, {"_target_": "simulators.metrics.MRR"}]}}
+    run = LoggedRun(tmp_path / "episodes.jsonl", "r", [make_episode(0, [3, 2])], config=config)
+    frames = tables.config_frames([run])
+    assert tables.metric_order(frames) == ["recall@2", "mrr"]
+    assert frames["r"].set_index(["turn", "metric"]).loc[(2, "recall@2"), "mean"] == 1.0
 
 
 def test_combined_frame_of_nothing_has_the_columns():
-    assert list(tables.combined_frame({}).columns) == ["config", "turn", "metric", "mean", "ci_low", "ci_high", "n"]
+    assert list(tables.combined_frame({}).columns) == ["config", "turn", "metric", "mean", "ci_low", "ci_high", "n",
+                                                       "higher_is_better"]
     assert not tables.has_scores(pd.DataFrame(columns=["n"]))
