@@ -103,7 +103,8 @@ class GraphAgent(Generic[C]):
         return result["action"], {key: result[key] for key in self.memory_keys if key in result}
 
 
-def _one_node_agent(role: str, respond: Callable[[Any], Any | Awaitable[Any]]) -> GraphAgent[None]:
+def agent_from_function(role: str, respond: Callable[[Any], Any | Awaitable[Any]]) -> GraphAgent[None]:
+    """Turn `respond(observation) -> action` into an agent for any role a protocol declares."""
     import inspect
 
     async def node(state: TurnState) -> dict[str, Any]:
@@ -123,11 +124,11 @@ def recommender_from_function(
     respond: Callable[[RecommenderObservation], Recommendation | Awaitable[Recommendation]],
 ) -> GraphAgent[None]:
     """Turn `respond(observation) -> Recommendation` into a recommender agent."""
-    return _one_node_agent(Role.recommender.value, respond)
+    return agent_from_function(Role.recommender.value, respond)
 
 
 def seeker_from_function(
     respond: Callable[[SeekerObservation], SeekerReply | Awaitable[SeekerReply]],
 ) -> GraphAgent[None]:
     """Turn `respond(observation) -> SeekerReply` into a seeker agent."""
-    return _one_node_agent(Role.seeker.value, respond)
+    return agent_from_function(Role.seeker.value, respond)

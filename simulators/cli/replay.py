@@ -55,7 +55,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     from environments.errors import CrsimError
 
-    args = parser().parse_args(argv)
+    args = parser().parse_intermixed_args(argv)
     try:
         return _dispatch(args)
     except CrsimError as exc:

@@ -116,3 +116,48 @@ def test_private_turn_metadata_is_not_shown_to_the_other_role(setup):
     assert back.dialogue[2].metadata == {}
     logged = env.dialogue.transcript()
     assert logged[1].metadata["fact"] == "attr:cuisine=thai" and logged[2].metadata["aspect"] == "price"
+
+
+def _opaque_catalog_dir(tmp_path):
+    """The tiny catalog with opaque review ids (as Yelp's are) and an interactions.jsonl."""
+    import hashlib
+    import json
+
+    from crsim_testing import make_tiny_catalog
+
+    catalog = make_tiny_catalog()
+    rename = {r.id: hashlib.sha1(r.id.encode()).hexdigest()[:10] for r in catalog.reviews}
+    catalog.reviews = [r.model_copy(update={"id": rename[r.id]}) for r in catalog.reviews]
+    for user in catalog.users:
+        user.seen = [s.model_copy(update={"review_id": rename[s.review_id]}) for s in user.seen]
+    directory = catalog.save(tmp_path / "opaque")
+    lines = [json.dumps({"user_id": r.user_id, "item_id": r.item_id, "value": r.rating}) for r in catalog.reviews]
+    (directory / "interactions.jsonl").write_text("\n".join(lines) + "\n")
+    return directory
+
+
+def test_the_recommenders_view_holds_no_trace_of_the_target_pool(tmp_path):
+    from environments.catalog import Catalog
+
+    full = Catalog.load(_opaque_catalog_dir(tmp_path))
+    setup = SingleTargetSetup(full, target_pool_size=8)
+    view = setup.recommender_catalog
+    held = {slot.review_id for slot in setup.pool}
+    pairs = {(full.review_by_id[slot.review_id].user_id, slot.item_id) for slot in setup.pool}
+    # nothing names a withheld review, and nothing leads back to the full catalog on disk
+    everything = repr(vars(view)) + "".join(u.model_dump_json() for u in view.users) + \
+        "".join(r.model_dump_json() for r in view.reviews) + view.manifest.model_dump_json()
+    assert not any(review_id in everything for review_id in held)
+    assert view.path is None and not hasattr(view, "withheld")
+    assert view.manifest.counts["reviews"] == len(view.reviews) == len(full.reviews) - len(held)
+    # users keep their histories except the simulated seekers' own reviews of their targets
+    seen = {(u.user_id, s.item_id) for u in view.users for s in u.seen}
+    assert not pairs & seen and len(seen) == len({(u.user_id, s.item_id) for u in full.users for s in u.seen}) - len(pairs)
+    # the collaborative signal lacks exactly those interactions
+    full_matrix, matrix = full.interactions(), view.interactions()
+    assert matrix.matrix.nnz == full_matrix.matrix.nnz - len(pairs)
+    for user, item in pairs:
+        assert full_matrix.matrix[full_matrix.user_index[user], full_matrix.item_index[item]] != 0
+        assert matrix.matrix[matrix.user_index[user], matrix.item_index[item]] == 0
+    # a pool member is told apart by nothing: its rows look like any other item's
+    assert view.fingerprint != full.fingerprint and set(view.item_ids) == set(full.item_ids)
