@@ -124,3 +124,16 @@ def test_resumed_agents_remember_the_logged_turns(run_copy):
         facts = [t.metadata.get("fact") for t in new.turns if t.role == Role.seeker and t.metadata.get("fact")]
         assert len(facts) == len(set(facts)), facts
         assert [t.text for t in new.turns] == [t.text for t in old.turns]  # same agents: same episode
+
+
+def test_a_log_written_by_the_previous_release_rescores_to_its_own_table(tmp_path, capsys):
+    # Written by crsim with episode schema 2 (one target, `rankings`), before metrics were
+    # plug-ins: tiny catalog, BM25, 6 episodes, 3 turns. Not regenerated: that is the point.
+    import shutil
+
+    run = Path(shutil.copytree(Path(__file__).parent / "fixtures" / "release2_run", tmp_path / "run"))
+    assert '"schema_version":2' in (run / "episodes.jsonl").read_text()
+    assert main([str(run), "--rescore"]) == 0
+    assert f"identical to {run / 'results.csv'}" in capsys.readouterr().out
+    episodes = _episodes(run / "episodes.jsonl")
+    assert all(len(e.targets) == 1 and len(e.evaluations) == 3 for e in episodes)
