@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from agents.llm.structured import LLMFatalError
+from agents.llm.errors import LLMFatalError
 
 
 class BudgetExceeded(LLMFatalError):

@@ -33,7 +33,7 @@ from pydantic import ConfigDict, Field, PrivateAttr
 from agents.llm.wrapping import forward_generation_params
 from agents.llm.hashing import message_dicts, prompt_hash
 from agents.llm.parsing import content_to_text
-from agents.llm.structured import LLMFatalError
+from agents.llm.errors import LLMFatalError
 
 PROMPT_PREVIEW_CHARS = 200
 REPLAY_KEY = "crsim_replay"  # in response_metadata: True when served from the recording

@@ -30,41 +30,22 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel
 
+from agents.llm.errors import LLMConfigError, LLMFatalError, LLMStepError
 from agents.llm.hashing import message_dicts, model_name_of, model_params, prompt_hash
 from agents.llm.parsing import OutputParseError, content_to_text, parse_model
 from agents.llm.recording import LLMCallRecord, record_call
 from agents.prompts import PromptTemplate
 from environments.errors import causes
 
+__all__ = ["LLMConfigError", "LLMFatalError", "LLMStepError", "build_messages", "run_structured"]
+
 M = TypeVar("M", bound=BaseModel)
+
 
 REPAIR_INSTRUCTION = (
     "Your previous answer could not be used: {error}. Answer again with only the "
     "corrected JSON object, matching the schema above, and no other text."
 )
-
-
-class LLMStepError(RuntimeError):
-    """A language step got no usable answer; the caller decides what to do instead."""
-
-    def __init__(self, step: str, reason: str) -> None:
-        super().__init__(f"LLM step {step!r} failed: {reason}")
-        self.step = step
-        self.reason = reason
-
-
-class LLMFatalError(Exception):
-    """Base for backend errors that must end the episode (e.g. a spent budget).
-
-    `run_structured` records these and re-raises them unchanged instead of turning them
-    into `LLMStepError`, which callers answer by falling back to the offline step.
-    """
-
-
-class LLMConfigError(LLMFatalError):
-    """The backend refused the request as misconfigured (HTTP 401/403/404: key, permission,
-    model name). Retrying or falling back offline would hide it: every later call would
-    fail the same way and the run would quietly become an offline run."""
 
 
 CONFIG_STATUS = frozenset({401, 403, 404})

@@ -21,13 +21,14 @@ import numpy as np
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from environments.catalog.store import INTERACTIONS
 from environments.errors import CatalogError
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
 
 __all__ = ["INTERACTIONS", "Interaction", "InteractionMatrix", "iter_interactions", "load_interactions"]
+
+INTERACTIONS = "interactions.jsonl"
 
 
 class Interaction(BaseModel):

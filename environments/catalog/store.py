@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
+from environments.catalog.interactions import INTERACTIONS
 from environments.catalog.jsonl import read_jsonl, write_jsonl
 from environments.errors import CatalogError
 from environments.models import CATALOG_SCHEMA_VERSION, CatalogManifest, Item, Review, UserProfile
@@ -41,12 +42,13 @@ from environments.models import CATALOG_SCHEMA_VERSION, CatalogManifest, Item, R
 if TYPE_CHECKING:
     from environments.catalog.interactions import InteractionMatrix
 
+__all__ = ["DIALOGUES", "INTERACTIONS", "ITEMS", "MANIFEST", "REVIEWS", "USERS", "Catalog", "load_manifest"]
+
 MANIFEST = "catalog.json"
 ITEMS = "items.jsonl"
 REVIEWS = "reviews.jsonl"
 USERS = "users.jsonl"
 DIALOGUES = "dialogues.jsonl"
-INTERACTIONS = "interactions.jsonl"
 
 
 class Catalog:
@@ -126,7 +128,7 @@ class Catalog:
         """Users x items signals (`interactions.jsonl`; columns in catalog order), None if
         the catalog has none. Loaded once; a view's are its parent's minus what it withholds."""
         if self._interactions is None and self.path is not None and (self.path / INTERACTIONS).is_file():
-            from environments.catalog.interactions import load_interactions
+            from environments.catalog.interactions import load_interactions  # scipy: only when used
 
             self._interactions = load_interactions(self.path / INTERACTIONS, item_ids=self.item_ids,
                                                    unknown_items="skip")
