@@ -190,6 +190,8 @@ class EpisodeEvaluation(_Model):
     """The evaluator's view of a finished (or crashed) episode, as the environment reports it."""
 
     targets: list[str] = Field(default_factory=list, description="Hidden targets (one for single-target).")
+    target_groups: dict[str, list[str]] = Field(
+        default_factory=dict, description="Named subsets of the targets a metric may score apart (e.g. 'selected').")
     profile: dict[str, Any] = Field(default_factory=dict, description="What the simulated user was given.")
     turns: list[Turn] = Field(default_factory=list, description="The transcript, private notes included.")
     evaluations: list[TurnEvaluation] = Field(default_factory=list, description="One record per evaluated turn.")
@@ -222,6 +224,8 @@ class Episode(_Model):
     seed: int = Field(description="Seed of this episode's random generators.")
     environment: str = Field(description="Environment protocol name.")
     targets: list[str] = Field(default_factory=list, description="Hidden targets (evaluator only).")
+    target_groups: dict[str, list[str]] = Field(
+        default_factory=dict, description="Named subsets of the targets a metric may score apart (e.g. 'selected').")
     profile: dict[str, Any] = Field(default_factory=dict, description="What the simulated user was given.")
     turns: list[Turn] = Field(default_factory=list, description="The transcript.")
     evaluations: list[TurnEvaluation] = Field(default_factory=list, description="Per-turn evaluation records.")

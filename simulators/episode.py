@@ -142,6 +142,7 @@ async def run_episode(setup: Any, agents: Mapping[str, Any], *, index: int, run_
     episode = Episode(
         id=episode_id(run_seed, index), index=index, config_hash=config_hash, seed=seed,
         environment=getattr(env, "name", type(env).__name__), targets=evaluation.targets,
+        target_groups=evaluation.target_groups,
         profile=evaluation.profile, turns=evaluation.turns, evaluations=evaluation.evaluations,
         termination=termination, llm_calls=summaries(recorder.records), error=error,
     )
