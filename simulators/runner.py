@@ -78,12 +78,22 @@ def build_agents_recorded(config: Any, setup: Any, *, run_dir: Path, budget: Run
     the run's budget like any other and logged in `llm_calls.jsonl` under
     `BUILD_CALLS_ID`, so `crsim replay --reexecute` answers them from the recording too.
     """
+    from agents.llm.budget import BudgetExceeded
+    from environments.errors import CrsimError, causes
     from simulators.build import build_agents
 
     with recording() as recorder, budget_scope(budget):
-        agents = build_agents(config, setup, roles)
-    if recorder.records:
-        RunLogs(run_dir).write_build_calls(recorder.records)
+        try:
+            agents = build_agents(config, setup, roles)
+        except Exception as exc:
+            spent = next((c for c in causes(exc) if isinstance(c, BudgetExceeded)), None)
+            if spent is None:
+                raise
+            raise CrsimError(f"the run's budget ran out while the agents were being built ({spent}); "
+                             "raise budget.max_tokens / budget.max_cost_usd") from None
+        finally:
+            if recorder.records:
+                RunLogs(run_dir).write_build_calls(recorder.records)
     return agents
 
 

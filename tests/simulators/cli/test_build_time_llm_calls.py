@@ -50,3 +50,20 @@ def test_a_spent_budget_stops_the_run_while_agents_are_built(tiny_catalog_dir, t
     assert stub.count == 1
     assert out.returncode == 0, out.stderr[-3000:]
     assert "BUDGET EXHAUSTED" in out.stdout and "2 not started" in out.stdout
+
+
+def test_a_budget_spent_while_building_is_one_clear_line(tiny_catalog_dir, tmp_path):
+    run_dir = tmp_path / "run"
+    with OpenAIStubServer() as stub:
+        out = crsim("run", f"hydra.searchpath=[file://{PLUGINS / 'conf'}]", "recommender=summarising",
+                    "+recommender.summaries=3", "llm@recommender.llm=openai", f"recommender.llm.base_url={stub.url}",
+                    "recommender.llm.model=stub-build", "recommender.llm.cache=false",
+                    f"environment.catalog={tiny_catalog_dir}", "environment.target_pool_size=5", "episodes=2",
+                    "max_turns=1", "progress=false", "budget.max_tokens=1", f"hydra.run.dir={run_dir}", env=ENV)
+    assert stub.count == 1  # the second summary is refused before it is sent
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines() == [out.stderr.strip()] and "ran out while the agents were being built" \
+        in out.stderr
+    calls = [json.loads(line) for line in (run_dir / "llm_calls.jsonl").read_text().splitlines()]
+    assert [c["ok"] for c in calls] == [True, False]  # the call made is kept, the refused one recorded as such
+    assert "budget" in calls[1]["error"] and calls[1]["response"] is None

@@ -17,13 +17,15 @@ from agents.steps.summarize import SummarizeInput, SummarizeReviewsStep
 from environments.base import Recommendation
 
 
-def build(catalog: Any, llm: Any = None) -> Any:
+def build(catalog: Any, llm: Any = None, summaries: int = 1) -> Any:
     step = SummarizeReviewsStep(llm, "recommender")
-    reviews = tuple(review.text for review in catalog.reviews[:4])
-    summary = asyncio.run(step.run(SummarizeInput(reviews, catalog.item_noun))).summary
+    said = []
+    for start in range(summaries):  # one summary per slice of four reviews; the first is asked
+        reviews = tuple(review.text for review in catalog.reviews[4 * start: 4 * start + 4])
+        said.append(asyncio.run(step.run(SummarizeInput(reviews, catalog.item_noun))).summary)
     scores = np.zeros(len(catalog.items))
 
     def respond(observation: Any) -> Recommendation:
-        return Recommendation(question=f"Others said: {summary[:60]} What about you?", scores=scores)
+        return Recommendation(question=f"Others said: {said[0][:60]} What about you?", scores=scores)
 
     return recommender_from_function(respond)
