@@ -99,11 +99,14 @@ def extract_offline(inputs: QueryInput) -> ShoppingQuery:
                 continue
             named = _aspects_named(clause, aspects)
             scope = named or in_play
-            found = _values_in(clause, list(dict.fromkeys([*scope, *aspects])), values, [*named, *in_play])
+            indifferent = INDIFFERENCE.search(clause) is not None
+            # "no preference" must not read as the value "no": indifference phrases are blanked first
+            plain = INDIFFERENCE.sub(lambda m: " " * len(m.group(0)), clause)
+            found = _values_in(plain, list(dict.fromkeys([*scope, *aspects])), values, [*named, *in_play])
             for pos, aspect, value in found:
-                negated = NEGATION.search(clause[:pos]) is not None
+                negated = NEGATION.search(plain[:pos]) is not None
                 stance[aspect] = ("unwanted" if negated else "wanted", value)
-            if not found and INDIFFERENCE.search(clause):
+            if not found and indifferent:
                 for aspect in scope:
                     stance[aspect] = ("optional", "")
     query = ShoppingQuery(category=category)
