@@ -111,7 +111,7 @@ def main(argv: list[str]) -> int:
     from environments.errors import CrsimError
     from simulators.cli.run import _quiet_environment, user_error
 
-    args = parser().parse_args(argv)
+    args = parser().parse_intermixed_args(argv)
     if args.dialogues < 1:
         parser().error(f"--dialogues must be at least 1, got {args.dialogues}")
     if args.domain not in (*DOMAINS, "all"):
