@@ -105,3 +105,16 @@ def test_bad_input_is_one_line(tmp_path):
     assert missing.returncode == 2 and missing.stderr.startswith("crsim: error:") and "Traceback" not in missing.stderr
     planner = crsim("generate", "shopping", "--dialogues", "1", "--out", str(tmp_path), "environment.planner=greedy")
     assert planner.returncode == 2 and "planner must be one of tree, random" in planner.stderr
+
+
+def test_single_pass_through_an_llm_server(openai_stub, tmp_path):
+    out = tmp_path / "wos"
+    done = crsim("generate", "shopping", "--dialogues", "2", "--out", str(out), "--no-progress", *SMALL,
+                 "llm@seller.llm=openai", f"seller.llm.base_url={openai_stub.url}", "seller.llm.model=stub-model",
+                 "seller.llm.cache=false")
+    assert done.returncode == 0, done.stderr[-2000:]
+    records = read_jsonl(out / "wos.jsonl")
+    assert [t["text"] for t in records[0]["dialogue"]][:2] == ["STUB: I need a lipstick.", "STUB: which colour?"]
+    assert openai_stub.count == 2 and all(r["satisfies"] for r in records)
+    calls = read_jsonl(out / "llm_calls.jsonl")
+    assert {c["step"] for c in calls} == {"shopping_single_pass"} and all(c["ok"] for c in calls)
