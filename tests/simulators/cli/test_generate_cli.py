@@ -81,6 +81,10 @@ def test_interactive_mode_through_the_orchestrator(tmp_path):
     records = check_every_final_product(out, generate_shopping_world("electronics", n_products=400, seed=0))
     assert len(records) == 5 and {r["mode"] for r in records} == {"interactive"}
     assert len(read_jsonl(out / "timings.jsonl")) == 5
+    again = crsim("replay", str(out), "--reexecute", "--out", str(tmp_path / "re"))
+    assert again.returncode == 0 and "every transcript is identical" in again.stdout, again.stderr[-2000:]
+    fixed = crsim("replay", str(out), "--fix", "customer", "--out", str(tmp_path / "fix"))
+    assert fixed.returncode == 0 and "replayed 5 episodes (0 errors)" in fixed.stdout, fixed.stderr[-2000:]
 
 
 def test_a_catalog_directory_with_missing_and_empty_features(tmp_path):
