@@ -34,7 +34,7 @@ from environments.models import (
 )
 from environments.shopping.domains import GLOSSES
 from environments.shopping.planner import Planner, PlanStep, converged
-from environments.shopping.preference import Feature, Interest, Preference, sample_preference
+from environments.shopping.preference import Feature, Preference, sample_preference
 from environments.shopping.products import ShoppingCatalog
 from environments.shopping.views import AspectHint, CustomerMove, CustomerView, SellerMove, SellerView
 from environments.shopping.world import generate_shopping_world

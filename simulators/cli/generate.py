@@ -61,7 +61,7 @@ def compose(overrides: list[str]) -> Any:
 def generate_domain(args: argparse.Namespace, domain: str | None, out: Path) -> dict[str, Any]:
     from omegaconf import OmegaConf
 
-    from simulators.build import build_agents, build_setup
+    from simulators.build import build_setup
     from simulators.config_hash import config_hash
     from simulators.runner import build_agents_recorded, run_episodes
     from simulators.shopping_generate import (
@@ -86,9 +86,11 @@ def generate_domain(args: argparse.Namespace, domain: str | None, out: Path) -> 
                                            config_hash=digest, progress=not args.no_progress))
         episodes = summary.episodes
     else:
+        from hydra.utils import instantiate
+
         from agents.steps.shopping_single_pass import SinglePassStep
 
-        seller_llm = build_agents(cfg, setup, ["seller"])["seller"].context.step.llm
+        seller_llm = instantiate(cfg.seller.llm)  # the single-pass scriptwriter uses the seller's backend
         episodes = generate_single_pass(
             setup, SinglePassStep(seller_llm), dialogues=args.dialogues, seed=args.seed, config_hash=digest,
             out=out, bank=args.phrase_bank, question_rate=float(cfg.customer.question_rate),

@@ -119,6 +119,7 @@ def test_single_pass_through_an_llm_server(openai_stub, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     records = read_jsonl(out / "wos.jsonl")
     assert [t["text"] for t in records[0]["dialogue"]][:2] == ["STUB: I need a lipstick.", "STUB: which colour?"]
-    assert openai_stub.count == 2 and all(r["satisfies"] for r in records)
+    assert all(r["satisfies"] for r in records)
     calls = read_jsonl(out / "llm_calls.jsonl")
-    assert {c["step"] for c in calls} == {"shopping_single_pass"} and all(c["ok"] for c in calls)
+    assert len(calls) == 2 and {c["step"] for c in calls} == {"shopping_single_pass"} and all(c["ok"] for c in calls)
+    assert openai_stub.count >= 2  # one request per dialogue, plus any transport retry the SDK made under load
