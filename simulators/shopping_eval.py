@@ -41,6 +41,7 @@ from agents.steps.text import display_name
 from environments.errors import CrsimError
 from environments.models import Episode, TerminationReason, Turn
 from environments.ranking import rank_targets, tie_broken_order
+from environments.shopping.preference import Preference
 from simulators.rouge import rouge_scores
 
 HITS = (1, 10, 100)
@@ -212,10 +213,8 @@ class ShoppingEvaluator:
     @staticmethod
     def _family(shop: Any, episode: Episode) -> list[int]:
         """Catalog rows satisfying the customer's whole preference (the converged results)."""
-        preference = episode.profile["preference"]
-        wanted = {f["aspect"]: f["value"] for f in preference["features"] if f["interest"] == "wanted"}
-        unwanted = {f["aspect"]: f["value"] for f in preference["features"] if f["interest"] == "unwanted"}
-        return [int(i) for i in shop.search(preference["category"], wanted, unwanted)]
+        preference = Preference.model_validate(episode.profile["preference"])
+        return [int(i) for i in shop.search(preference.category, preference.wanted, preference.unwanted)]
 
     def summary_lines(self, frame: pd.DataFrame) -> list[str]:
         lines = []

@@ -33,6 +33,7 @@ from agents.steps.shopping_single_pass import PlannedFeature, SinglePassInput, S
 from environments.models import (
     Episode, ItemMention, ItemSetState, TerminationReason, Turn, TurnEvaluation,
 )
+from environments.shopping.preference import Preference
 from simulators.episode import EpisodeOutcome, episode_id, episode_seed
 from simulators.runner import RunLogs
 
@@ -121,14 +122,12 @@ def to_wos(episode: Episode, setup: Any, domain: str, mode: str) -> WosDialogue 
         return None
     row = setup.catalog.item_index[final_id]
     item = setup.catalog.items[row]
-    preference = episode.profile["preference"]
-    wanted = {f["aspect"]: f["value"] for f in preference["features"] if f["interest"] == "wanted"}
-    unwanted = {f["aspect"]: f["value"] for f in preference["features"] if f["interest"] == "unwanted"}
+    preference = Preference.model_validate(episode.profile["preference"])
     return WosDialogue(
-        id=episode.id, domain=domain, mode=mode, planner=episode.profile["planner"], category=preference["category"],
-        preference=preference, plan=episode.profile["plan"], searches=episode.profile["searches"],
+        id=episode.id, domain=domain, mode=mode, planner=episode.profile["planner"], category=preference.category,
+        preference=episode.profile["preference"], plan=episode.profile["plan"], searches=episode.profile["searches"],
         final_product={"id": item.id, "title": item.title, "attributes": item.attributes},
-        satisfies=setup.shop.satisfies(row, wanted, unwanted),
+        satisfies=setup.shop.satisfies(row, preference.wanted, preference.unwanted),
         dialogue=[{"role": t.role, "text": t.text} for t in episode.turns])
 
 
