@@ -24,6 +24,7 @@ from environments.base import (
     Recommendation, RecommenderObservation, SeekerObservation, SeekerReply,
 )
 from environments.models import Role, Turn
+from environments.shopping.views import CustomerMove, CustomerView, SellerMove, SellerView
 
 Obs = TypeVar("Obs", contravariant=True)
 Act = TypeVar("Act", covariant=True)
@@ -51,12 +52,13 @@ class Seeker(Agent[SeekerObservation, SeekerReply], Protocol):
     """Answers the recommender, possibly accepting or quitting."""
 
 
-class Seller(Agent[Any, Any], Protocol):
-    """Shopping assistant (TRACER protocol); environments for it come with that issue."""
+class Seller(Agent[SellerView, SellerMove], Protocol):
+    """Shopping assistant (TRACER protocol, `environments.shopping`): asks planned aspects,
+    explains, recommends one of the converged results, closes."""
 
 
-class Customer(Agent[Any, Any], Protocol):
-    """Shopper simulator (TRACER protocol); environments for it come with that issue."""
+class Customer(Agent[CustomerView, CustomerMove], Protocol):
+    """Shopper simulator (TRACER protocol): states its sampled preference, asks, accepts."""
 
 
 class TurnState(TypedDict, total=False):

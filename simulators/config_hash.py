@@ -3,8 +3,8 @@
 Keys that change how a run executes but not what it computes (concurrency, progress
 bars, output locations, the budget) are left out, so a resumed run with another
 concurrency, or a larger budget, still recognises its finished episodes. So are the
-environment's `metrics`: they score episodes but do not change them, and a run re-scored
-with one more metric must not run its episodes again.
+environment's `metrics` and the top-level `evaluators`: they score episodes but do not
+change them, and a run re-scored with one more metric must not run its episodes again.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from omegaconf import DictConfig, OmegaConf
 
 EXECUTION_ONLY_KEYS = frozenset({"concurrency", "progress", "hydra", "cache_dir", "budget"})
 SCORING_ONLY_KEY = "metrics"  # under `environment`
+SCORING_ONLY_TOP_KEYS = frozenset({"evaluators"})  # post-run evaluators (simulators.evaluators)
 
 
 def resolved_config(cfg: DictConfig) -> dict[str, Any]:
@@ -27,7 +28,7 @@ def resolved_config(cfg: DictConfig) -> dict[str, Any]:
 
 def config_hash(cfg: DictConfig | dict[str, Any]) -> str:
     data = resolved_config(cfg) if isinstance(cfg, DictConfig) else cfg
-    semantic = {k: v for k, v in data.items() if k not in EXECUTION_ONLY_KEYS}
+    semantic = {k: v for k, v in data.items() if k not in EXECUTION_ONLY_KEYS | SCORING_ONLY_TOP_KEYS}
     if isinstance(semantic.get("environment"), dict):
         semantic["environment"] = {k: v for k, v in semantic["environment"].items() if k != SCORING_ONLY_KEY}
     encoded = json.dumps(semantic, sort_keys=True, default=str).encode()

@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import zlib
+from functools import lru_cache
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -149,3 +150,30 @@ def run_llm_episode(model: Any, catalog: Any, encoder: Any, *, max_turns: int = 
     seeker = GraphAgent(Role.seeker, build_graph(), steps, memory_keys=("facts", "stated"))
     return asyncio.run(run_episode(setup, {"recommender": recommender, "seeker": seeker}, index=0, run_seed=0,
                                    max_turns=max_turns, config_hash="stub"))
+
+
+# --- TRACER shopping ------------------------------------------------------------------------
+
+@lru_cache(maxsize=4)
+def small_shopping_setup(domain: str = "beauty", planner: str = "tree") -> Any:
+    """A 300-product synthetic shopping world (built once per process)."""
+    from environments.shopping.domains import GLOSSES
+    from environments.shopping.environment import ShoppingSetup
+    from environments.shopping.world import generate_shopping_world
+
+    return ShoppingSetup(generate_shopping_world(domain, n_products=300, seed=0), planner=planner, glosses=GLOSSES)
+
+
+def run_shopping_offline(setup: Any, n: int, *, bank: str = "a", question_rate: float = 0.1, seed: int = 0,
+                         max_turns: int = 30, llm: Any = None) -> list[Episode]:
+    """`n` TRACER episodes with the offline (or `llm`) customer and seller."""
+    import asyncio
+
+    from agents.customers.tracer import build as build_customer
+    from agents.sellers.tracer import build as build_seller
+    from simulators.episode import run_episode
+
+    agents = {"customer": build_customer(llm=llm, phrase_bank=bank, question_rate=question_rate),
+              "seller": build_seller(llm=llm, phrase_bank=bank)}
+    return [asyncio.run(run_episode(setup, agents, index=i, run_seed=seed, max_turns=max_turns,
+                                    config_hash="test")).episode for i in range(n)]

@@ -90,13 +90,30 @@ STEP_MARKERS = {
     "summarize_reviews": "summarise customer reviews",
     "clarify_question": "conversational recommender",
     "seeker_answer": "role-playing a person",
+    "shopping_seller": "seller in an online store",
+    "shopping_customer": "customer chatting with a seller",
+    "shopping_track_state": "dialogue state tracker",
+    "shopping_single_pass": "scriptwriter for shopping",
+    "shopping_extract_query": "search query from a shopping conversation",
 }
 
 SCRIPTED = {
     "summarize_reviews": {"summary": "STUB: reviewers loved the food."},
     "clarify_question": {"question": "STUB: which cuisine do you like?", "aspect": "cuisine"},
     "seeker_answer": {"answer": "STUB: something spicy, please.", "has_preference": True},
+    "shopping_seller": {"utterance": "STUB: what would you like?"},
+    "shopping_customer": {"utterance": "STUB: that one, please."},
+    "shopping_track_state": {"mentioned": []},
+    "shopping_single_pass": {"turns": [{"role": "customer", "text": "STUB: I need a lipstick."},
+                                       {"role": "seller", "text": "STUB: which colour?"},
+                                       {"role": "customer", "text": "STUB: red."},
+                                       {"role": "seller", "text": "STUB: then take this one."},
+                                       {"role": "customer", "text": "STUB: thanks!"}]},
+    "shopping_extract_query": {"category": "lipstick", "wanted": [{"aspect": "color", "value": "red"}],
+                               "unwanted": [], "optional": []},
 }
+
+SINGLE_TARGET_STEPS = ("clarify_question", "seeker_answer", "summarize_reviews")
 
 
 def step_of(request: dict[str, Any]) -> str | None:

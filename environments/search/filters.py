@@ -23,32 +23,43 @@ def _norm(value: object) -> str:
     return str(value).strip().casefold()
 
 
+def _value_set(values: Sequence[str] | str, *, drop_empty: bool = False) -> frozenset[str]:
+    values = [values] if isinstance(values, str) else list(values)
+    return frozenset(_norm(value) for value in values if not drop_empty or _norm(value))
+
+
+def _item_values(value: object) -> list[str]:
+    if value is None:
+        return []
+    return [_norm(value)] if isinstance(value, str) else [_norm(part) for part in value]  # type: ignore[union-attr]
+
+
 class AttributeFilter:
-    """Items pass if, for every constrained aspect, their value is an allowed one.
+    """Items pass if, for every constrained aspect, their value is an allowed one, and
+    none of their values is an excluded one.
 
     Comparison ignores case and surrounding spaces. For list-valued attributes one
-    allowed value among the item's values suffices. An item without the aspect fails.
-    An aspect given an empty list of allowed values constrains nothing (an empty
-    preference is "no preference", not "exclude everything").
+    allowed value among the item's values suffices, and any excluded value among them
+    rejects the item. An item without a required aspect fails; an item without an
+    excluded aspect passes (it cannot hold the unwanted value). An aspect given an empty
+    list of values constrains nothing (an empty preference is "no preference", not
+    "exclude everything"); an empty excluded value excludes nothing.
     """
 
-    def __init__(self, required: Mapping[str, Sequence[str] | str]):
-        allowed: dict[str, frozenset[str]] = {}
-        for aspect, values in required.items():
-            values = [values] if isinstance(values, str) else list(values)
-            if values:
-                allowed[aspect] = frozenset(_norm(value) for value in values)
-        self.allowed = allowed
+    def __init__(self, required: Mapping[str, Sequence[str] | str],
+                 excluded: Mapping[str, Sequence[str] | str] | None = None):
+        self.allowed = {aspect: vs for aspect, values in required.items() if (vs := _value_set(values))}
+        self.excluded = {aspect: vs for aspect, values in (excluded or {}).items()
+                         if (vs := _value_set(values, drop_empty=True))}
         self._masks: dict[str, np.ndarray] = {}
 
     def accepts(self, attributes: Mapping[str, object]) -> bool:
         """Whether one item's attributes satisfy every constraint."""
         for aspect, allowed in self.allowed.items():
-            value = attributes.get(aspect)
-            if value is None:
+            if not any(part in allowed for part in _item_values(attributes.get(aspect))):
                 return False
-            values = [value] if isinstance(value, str) else value
-            if not any(_norm(part) in allowed for part in values):  # type: ignore[union-attr]
+        for aspect, excluded in self.excluded.items():
+            if any(part in excluded for part in _item_values(attributes.get(aspect))):
                 return False
         return True
 
@@ -57,7 +68,7 @@ class AttributeFilter:
         key = catalog.fingerprint
         cached = self._masks.get(key)
         if cached is None:
-            if self.allowed:
+            if self:
                 cached = np.fromiter((self.accepts(item.attributes) for item in catalog.items),
                                      dtype=bool, count=len(catalog.items))
             else:
@@ -69,14 +80,16 @@ class AttributeFilter:
 
     def __bool__(self) -> bool:
         """False when the filter constrains nothing (callers can skip masking)."""
-        return bool(self.allowed)
+        return bool(self.allowed or self.excluded)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, AttributeFilter) and self.allowed == other.allowed
+        return isinstance(other, AttributeFilter) and (self.allowed, self.excluded) == (other.allowed, other.excluded)
 
     def __hash__(self) -> int:
-        return hash(frozenset(self.allowed.items()))
+        return hash((frozenset(self.allowed.items()), frozenset(self.excluded.items())))
 
     def __repr__(self) -> str:
         shown = {aspect: sorted(values) for aspect, values in self.allowed.items()}
-        return f"AttributeFilter({shown})"
+        if not self.excluded:
+            return f"AttributeFilter({shown})"
+        return f"AttributeFilter({shown}, excluded={ {a: sorted(v) for a, v in self.excluded.items()} })"

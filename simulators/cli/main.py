@@ -33,6 +33,8 @@ plug-ins:       hydra.searchpath=[file:///path/to/your/conf] recommender=your_re
   data import FORMAT ...    convert a public dataset (yelp, amazon2018, amazon2023, redial,
                             movielens, imdb-reviews, cpcd, products) into a catalog directory
   data info DIR             summarise a catalog directory (crsim data --help)
+  generate shopping ...     write TRACER shopping dialogues (WoS-style JSONL, Table-5 stats, a
+                            run directory replay/report read); crsim generate --help
 """
 
 #: command -> module with a `main(argv) -> int`; imported only when the command runs.
@@ -40,6 +42,7 @@ SUBCOMMANDS = {
     "replay": "simulators.cli.replay",
     "report": "simulators.cli.report",
     "data": "simulators.cli.data",
+    "generate": "simulators.cli.generate",
 }
 
 

@@ -108,6 +108,7 @@ def _run(cfg: Any) -> Any:
     from agents.llm.budget import RunBudget
     from simulators.build import build_setup, metric_specs
     from simulators.config_hash import config_hash
+    from simulators.evaluators import build_evaluators, run_evaluators
     from simulators.metrics import build_metrics
     from simulators.plots import headline_metrics, plot_metrics_vs_turn
     from simulators.results import print_results, results_frame, table_console, write_results_csv
@@ -122,6 +123,7 @@ def _run(cfg: Any) -> Any:
     (run_dir / "config_hash.txt").write_text(digest + "\n", encoding="utf-8")
 
     metrics = build_metrics(metric_specs(cfg.environment))
+    evaluators = build_evaluators(cfg.get("evaluators"))
     setup = build_setup(cfg.environment)
     budget = RunBudget(max_tokens=keys.budget.max_tokens, max_cost_usd=keys.budget.max_cost_usd)
     agents = build_agents_recorded(cfg, setup, run_dir=run_dir, budget=budget)
@@ -152,8 +154,10 @@ def _run(cfg: Any) -> Any:
         final = frame[(frame.turn == keys.max_turns) & (frame.metric == headline[0])]
         shown = f"{headline[0]} at turn {keys.max_turns}: {final['mean'].iloc[0]:.3f}" if len(final) else ""
         console.print(f"{name}: {len(summary.episodes)} episodes, {shown}; {note}", highlight=False)
+        run_evaluators(evaluators, summary.episodes, setup, run_dir)  # written, not printed, in a sweep
         return frame
     print_results(frame, title=f"{name} — {len(summary.episodes)} episodes", console=console)
+    run_evaluators(evaluators, summary.episodes, setup, run_dir, console)
     if has_usage(usage_table):
         console.print(render_usage_table({name: usage_table}))
     console.print(f"{note}; results in {run_dir}", highlight=False)

@@ -9,7 +9,7 @@ import httpx
 from langchain_openai import ChatOpenAI
 import pytest
 from crsim_testing import run_llm_episode
-from openai_stub_server import SCRIPTED
+from openai_stub_server import SCRIPTED, SINGLE_TARGET_STEPS
 
 from agents.llm import backends
 from agents.llm.backends import NO_KEY, MissingAPIKeyError
@@ -74,7 +74,7 @@ def test_full_episode_runs_every_step_through_the_server(openai_stub, tiny_catal
     episode = outcome.episode
     assert episode.termination is TerminationReason.max_turns and episode.error is None
     steps = [c.step for c in episode.llm_calls]
-    assert sorted(set(steps)) == sorted(SCRIPTED) and len(steps) == 5
+    assert sorted(set(steps)) == sorted(SINGLE_TARGET_STEPS) and len(steps) == 5
     assert all(c.ok for c in episode.llm_calls) and hash_encoder.calls == 0  # no offline fallback
     assert openai_stub.count == len(steps)
     texts = {t.role: t.text for t in episode.turns[1:3]}

@@ -37,3 +37,19 @@ def test_mask_is_cached_per_fingerprint_but_returned_as_a_copy(catalog):
 def test_filters_compare_by_constraints():
     assert AttributeFilter({"cuisine": ["Thai"]}) == AttributeFilter({"cuisine": "thai"})
     assert len({AttributeFilter({"cuisine": ["thai"]}), AttributeFilter({"cuisine": ["THAI"]})}) == 1
+
+
+def test_exclusions_reject_any_unwanted_value_and_pass_items_without_the_aspect(catalog):
+    everything = set(catalog.item_ids)
+    no_mexican = AttributeFilter({}, excluded={"cuisine": ["MEXICAN"]})
+    assert no_mexican and ids(catalog, no_mexican.mask(catalog)) == everything - {"taqueria"}
+    kids = ids(catalog, AttributeFilter({"good_for": ["kids"]}).mask(catalog))
+    not_kids = ids(catalog, AttributeFilter({}, excluded={"good_for": "kids"}).mask(catalog))
+    assert not_kids == everything - kids  # one excluded value among a list rejects the item
+    # nobody has parking: excluding a value of an aspect no item holds keeps every item
+    assert AttributeFilter({}, excluded={"parking": ["yes"]}).mask(catalog).all()
+    both = AttributeFilter({"price_range": ["$"]}, excluded={"cuisine": ["mexican"]})
+    assert ids(catalog, both.mask(catalog)) == ids(catalog, AttributeFilter({"price_range": "$"}).mask(catalog)) - {
+        "taqueria"}
+    assert not AttributeFilter({}, excluded={"cuisine": ["", " "]})  # empty exclusions constrain nothing
+    assert both != AttributeFilter({"price_range": ["$"]}) and "excluded" in repr(both)

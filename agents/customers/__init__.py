@@ -1,0 +1,1 @@
+"""Customer agents (shopping protocol)."""

@@ -1,0 +1,1 @@
+"""Seller agents (shopping protocol)."""

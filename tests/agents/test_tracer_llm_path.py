@@ -1,0 +1,77 @@
+"""TRACER's language steps through a real OpenAI-compatible server on 127.0.0.1.
+
+The stub recognises each shopping prompt by its system message (`STEP_MARKERS`) and
+answers with the JSON the step expects (`SCRIPTED`); the tracker's answer is computed
+from the prompt, as a model reading it would, so episodes still converge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+from crsim_testing import run_shopping_offline, small_shopping_setup
+from openai_stub_server import Reply, crsim_responder
+
+from agents.llm import backends
+from agents.steps.shopping_single_pass import PlannedFeature, SinglePassInput, SinglePassStep
+from environments.models import TerminationReason
+from simulators.shopping_eval import ShoppingEvaluator
+
+
+def echo_tracker(request: dict) -> str:
+    """Say every listed remaining feature was mentioned (the customer's STUB names them all)."""
+    prompt = request["messages"][-1]["content"]
+    block = prompt.split("Remaining features", 1)[1]
+    return json.dumps({"mentioned": re.findall(r"^- ([a-z_]+):", block, flags=re.MULTILINE)})
+
+
+def model(stub):
+    return backends.openai("stub-model", base_url=stub.url, timeout=5, max_retries=0)
+
+
+def test_seller_customer_and_tracker_talk_through_the_server(openai_stub):
+    openai_stub.responder = crsim_responder({"shopping_track_state": echo_tracker})
+    setup = small_shopping_setup()
+    episode = run_shopping_offline(setup, 1, llm=model(openai_stub), question_rate=0.0)[0]
+    assert episode.error is None and episode.termination is TerminationReason.purchased
+    steps = {c.step for c in episode.llm_calls}
+    assert steps == {"shopping_seller", "shopping_customer", "shopping_track_state"}
+    assert all(c.ok for c in episode.llm_calls) and openai_stub.count == len(episode.llm_calls)
+    seller = [t.text for t in episode.turns if t.role == "seller"]
+    assert all(text == "STUB: what would you like?" for text in seller)
+    final = episode.profile["final_product"]
+    assert episode.evaluations[-1].item_set.items == [final]  # the plan still converged on a fitting product
+
+
+def test_a_tracker_that_hears_nothing_keeps_the_aspects_pending(openai_stub):
+    setup = small_shopping_setup()
+    episode = run_shopping_offline(setup, 1, llm=model(openai_stub), question_rate=0.0, max_turns=4)[0]
+    assert episode.termination is TerminationReason.max_turns  # nothing revealed: no recommendation
+    assert all(not t.metadata.get("expressed") for t in episode.turns if t.role == "customer")
+
+
+def test_broken_answers_fall_back_to_the_offline_wording(openai_stub):
+    openai_stub.responder = crsim_responder({"shopping_seller": lambda _r: Reply(content="not json at all {")})
+    setup = small_shopping_setup()
+    episode = run_shopping_offline(setup, 1, llm=model(openai_stub), question_rate=0.0, max_turns=2)[0]
+    failed = [c for c in episode.llm_calls if c.step == "shopping_seller"]
+    assert failed and not any(c.ok for c in failed)
+    assert all(t.text and "STUB" not in t.text for t in episode.turns if t.role == "seller")
+
+
+def test_single_pass_and_query_extraction_through_the_server(openai_stub):
+    step = SinglePassStep(model(openai_stub))
+    features = [PlannedFeature("color", "wanted", "red", ("red", "nude"), 0)]
+    script = asyncio.run(step.run(SinglePassInput("lipstick", features, "Rougeva Red Lipstick", {}, 3)))
+    assert [t.text for t in script.turns][:2] == ["STUB: I need a lipstick.", "STUB: which colour?"]
+    assert [t.role for t in script.turns] == ["customer", "seller"] * 2 + ["customer"]
+    assert sum(t.recommend for t in script.turns) == 1  # the last seller turn, as the title is not named
+    setup = small_shopping_setup()
+    episodes = run_shopping_offline(setup, 3)
+    before = openai_stub.count
+    frame = ShoppingEvaluator(llm=model(openai_stub), dense=False).evaluate(episodes, setup)
+    assert openai_stub.count - before == 3
+    extracted = frame[(frame.task == "CQG") & (frame.source == "extracted query")].iloc[0]
+    assert extracted.F1 < 0.5  # the stub's fixed answer is (mostly) wrong for beauty dialogues
