@@ -33,6 +33,9 @@ plug-ins:       hydra.searchpath=[file:///path/to/your/conf] recommender=your_re
   data import FORMAT ...    convert a public dataset (yelp, amazon2018, amazon2023, redial,
                             movielens, imdb-reviews, cpcd, products) into a catalog directory
   data info DIR             summarise a catalog directory (crsim data --help)
+  eval cpcd --dialogs FILE... --retriever popularity|bm25|dense|hybrid
+                            score a retriever on CPCD's conversations the way CPCD's public
+                            evaluator does (crsim eval cpcd --help)
 """
 
 #: command -> module with a `main(argv) -> int`; imported only when the command runs.
@@ -40,6 +43,7 @@ SUBCOMMANDS = {
     "replay": "simulators.cli.replay",
     "report": "simulators.cli.report",
     "data": "simulators.cli.data",
+    "eval": "simulators.cli.eval",
 }
 
 
