@@ -34,7 +34,8 @@ def parser() -> argparse.ArgumentParser:
                       help="CPCD dialog files to score (e.g. cpcd_v1.dialogs.test.jsonl)")
     cpcd.add_argument("--tracks", type=Path, metavar="FILE",
                       help="cpcd_v1.tracks.jsonl: the candidates (default: the tracks the conversations embed)")
-    cpcd.add_argument("--retriever", required=True, choices=["popularity", "bm25", "dense", "hybrid"])
+    cpcd.add_argument("--retriever", required=True, choices=["popularity", "bm25", "dense", "hybrid"],
+                      help="popularity (needs --train), bm25, dense (sentence encoder) or hybrid (RRF of the two)")
     cpcd.add_argument("--train", type=Path, nargs="+", metavar="FILE",
                       help="dialog files whose likes popularity counts (never the scored ones)")
     cpcd.add_argument("--query", choices=["user", "user+items"], default=None,
