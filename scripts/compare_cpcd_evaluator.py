@@ -49,9 +49,11 @@ def main() -> int:
         theirs = read_csv(theirs_path)
         same_bytes = theirs_path.read_bytes() == (args.run / "scores.csv").read_bytes()
     ours = read_csv(args.run / "scores.csv")
-    differing = [{"metric": name, "column": theirs["metric"][i], "evaluator": value, "crsim": ours.get(name, [None] * 99)[i]}
+    missing = [None] * len(theirs["metric"])
+    differing = [{"metric": name, "column": theirs["metric"][i], "evaluator": value,
+                  "crsim": ours.get(name, missing)[i]}
                  for name, values in theirs.items() for i, value in enumerate(values)
-                 if ours.get(name, [None] * 99)[i] != value]
+                 if ours.get(name, missing)[i] != value]
     result = {"identical_cells": not differing and set(ours) == set(theirs), "identical_bytes": same_bytes,
               "differing_cells": differing, "evaluator_macro_hit@10": theirs.get("hit@10", [None])[0],
               "crsim_macro_hit@10": ours.get("hit@10", [None])[0]}

@@ -20,7 +20,7 @@ def run(files, *extra, out):
 def test_predictions_file_is_what_the_public_evaluator_reads(catalog_files, tmp_path):
     preds = tmp_path / "preds.jsonl"
     assert run(catalog_files, "--retriever", "bm25", "--predictions-out", str(preds), out=tmp_path / "o") == 0
-    tracks = {json.loads(line)["track_ids"]: json.loads(line) for line in catalog_files["tracks"].read_text().splitlines()}
+    tracks = {row["track_ids"]: row for row in map(json.loads, catalog_files["tracks"].read_text().splitlines())}
     dialogs = {d["id"]: d for d in map(json.loads, catalog_files["dialogs"].read_text().splitlines())}
     lines = [json.loads(line) for line in preds.read_text().splitlines()]
     # one line per scored turn: raw CPCD dialog id, 0-based CPCD turn; dlgB's turns 1-2 have no gold left
@@ -33,7 +33,8 @@ def test_predictions_file_is_what_the_public_evaluator_reads(catalog_files, tmp_
         assert all(set(neighbor) == {"docid"} for neighbor in line["neighbor"])
         assert all(tid in tracks for tid in ids)  # never `zz-embedded`, which only dlgA embeds
         assert len({cluster[tid] for tid in ids}) == len(ids) >= 100
-        seeds = {cluster[t] for past in dialogs[dialog_id]["turns"][:int(turn_index)] for t in past["liked_results"][:3]}
+        earlier = dialogs[dialog_id]["turns"][:int(turn_index)]
+        seeds = {cluster[t] for past in earlier for t in past["liked_results"][:3]}
         assert not seeds & {cluster[tid] for tid in ids}, line["docid"]
     # the query ranks the user's artist first: turn 0 of dlgA asked for Nina Simone (tracks 0, 8, 16, ...)
     assert tracks[lines[0]["neighbor"][0]["docid"]]["track_artists"] == ["Nina Simone"]
@@ -62,7 +63,8 @@ def test_same_settings_give_byte_identical_outputs(catalog_files, tmp_path):
     settings = json.loads((tmp_path / "a" / "run.json").read_text())["settings"]
     assert settings["retriever_settings"]["query"] == "user+items" and settings["k"] == [1, 10]
     assert settings["candidates"] == 160 and settings["ranking_depth"] == 100
-    assert settings["dialogs"][0]["path"].endswith("cpcd_v1.dialogs.dev.jsonl") and len(settings["tracks"]["sha256"]) == 64
+    assert settings["dialogs"][0]["path"].endswith("cpcd_v1.dialogs.dev.jsonl")
+    assert len(settings["tracks"]["sha256"]) == 64
 
 
 def test_dense_and_hybrid_run_with_any_encoder(catalog_files, tmp_path, hash_encoder):
@@ -114,6 +116,8 @@ def test_bad_input_is_one_error_line_naming_file_and_line(catalog_files, tmp_pat
     assert out.returncode == 2 and out.stderr == f"crsim: error: {empty}: empty split: the file holds no conversation\n"
 
     assert main(["cpcd", "--dialogs", str(catalog_files["dialogs"]), "--retriever", "bm25", "--k", "5,x"]) == 2
+    twice = crsim(*base, "--dialogs", str(catalog_files["dialogs"]), str(catalog_files["dialogs"]))
+    assert twice.returncode == 2 and "dialog 'dlgA' occurs twice" in twice.stderr
 
 
 def test_without_a_tracks_file_the_conversations_tracks_are_the_candidates(catalog_files, tmp_path):
