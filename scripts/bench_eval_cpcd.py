@@ -69,16 +69,21 @@ def run_once(retriever: str, tracks: Path, dialogs: Path, out: Path, env: dict[s
                "eval", "cpcd", "--dialogs", str(dialogs), "--tracks", str(tracks), "--retriever", retriever,
                "--out", str(out), "--predictions-out", str(out / "predictions.jsonl"), "--no-progress"]
     started = time.perf_counter()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - started
     if done.returncode:
         raise SystemExit(f"{retriever} failed:\n{done.stderr[-2000:]}")
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    peak_kib = after.ru_maxrss
     run = json.loads((out / "run.json").read_text())
     hit = {row["name"]: row["macro"] for row in run["metrics"]}
-    return {"wall_seconds": round(wall, 2), **json.loads((out / "timings.json").read_text()),
-            "peak_rss_mb_children_so_far": round(max(peak_kib, before) / 1024, 1),
+    # CPU seconds say what the run costs whatever else the machine does; wall seconds
+    # on a shared two-core machine depend on the other processes (see load_average).
+    return {"wall_seconds": round(wall, 2), "cpu_seconds": round(cpu, 2),
+            **json.loads((out / "timings.json").read_text()),
+            "peak_rss_mb_children_so_far": round(peak_kib / 1024, 1), "load_average_after": os.getloadavg(),
             "conversations": run["conversations"], "scored_turns": run["scored_turns"],
             "macro_hit@10_on_synthetic_data": round(hit["hit@10"], 4)}
 
