@@ -111,10 +111,10 @@ class BM25Index:
         <artist> from <album>" only); the documents' hash then joins the key, so each
         document function gets its own entry and the default's keys stay as they were.
         """
-        reviews = catalog.reviews_by_item
         texts: list[str] | None = None
         parts = [catalog.fingerprint, json.dumps([TOKENIZER, BM25_PARAMS], sort_keys=True)]
         if document is not None:
+            reviews = catalog.reviews_by_item
             texts = [document(item, reviews.get(item.id, ())) for item in catalog.items]
             parts.append(content_key("documents", *texts))
         key = content_key(*parts)
@@ -125,6 +125,7 @@ class BM25Index:
                 return loaded
         tokenizer = Tokenizer()
         if texts is None:
+            reviews = catalog.reviews_by_item
             texts = [lexical_document(item, reviews.get(item.id, ())) for item in catalog.items]
         retriever = _new_bm25(**BM25_PARAMS)
         retriever.index(tokenizer.corpus(texts), show_progress=len(texts) > 50_000)
