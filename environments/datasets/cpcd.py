@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import Field
 
@@ -52,6 +52,9 @@ class CpcdOptions(ImportOptions):
         "cpcd_v1.tracks.jsonl (tracks beyond those the dialogues embed)."))
     disliked_value: float | None = Field(default=None, description=(
         "Interaction value written for disliked tracks (default: not written)."))
+    tracks_only: bool = Field(default=False, description=(
+        "Items are exactly the tracks file's tracks: a conversation that rates or keeps a track "
+        "missing from it is a bad row (CPCD's evaluator needs every such track there)."))
 
 
 def track_item(track: dict[str, Any], key: str | None = None) -> Item:
@@ -76,6 +79,45 @@ def track_item(track: dict[str, Any], key: str | None = None) -> Item:
     return Item(id=track_id, title=title.strip() or track_id, category="track", attributes=attributes, extra=extra)
 
 
+def track_text(item: Item) -> str:
+    """"<title> by <artists> from <album>", the text CPCD's baselines retrieve tracks by (§6.1)."""
+    text = item.title
+    artists = item.attributes.get("artist")
+    if artists:
+        text += " by " + (artists if isinstance(artists, str) else ", ".join(artists))
+    album = item.attributes.get("album")
+    if album:
+        text += " from " + (album if isinstance(album, str) else ", ".join(album))
+    return text
+
+
+class CpcdTurn(NamedTuple):
+    """One CPCD turn read back from an imported episode: what the user said, what they liked."""
+
+    query: str
+    liked: list[str]
+
+
+def conversation_turns(episode: Episode) -> list[CpcdTurn]:
+    """The CPCD turns of an episode `dialog_episode` wrote, in order (index = CPCD turn index).
+
+    The inverse of the mapping above: the user's query is the seeker turn's text, the
+    liked tracks are the recommender turn's `items_shown` (liked first, in CPCD's order)
+    whose rating on the following seeker turn is `like`.
+    """
+    if episode.environment != "cpcd":
+        raise CrsimError(f"episode '{episode.id}' is not an imported CPCD conversation "
+                         f"(environment '{episode.environment}')")
+    seekers = [turn for turn in episode.turns if turn.role is Role.seeker]
+    recommenders = [turn for turn in episode.turns if turn.role is Role.recommender]
+    turns = []
+    for position, shown in enumerate(recommenders):
+        ratings = seekers[position + 1].feedback if position + 1 < len(seekers) else {}
+        turns.append(CpcdTurn(seekers[position].text,
+                              [track for track in shown.items_shown if ratings.get(track) == "like"]))
+    return turns
+
+
 def _turn_lists(turn: dict[str, Any], position: int) -> tuple[list[str], list[str]]:
     where = f"turns[{position}]"
     try:
@@ -84,15 +126,20 @@ def _turn_lists(turn: dict[str, Any], position: int) -> tuple[list[str], list[st
         raise BadRow(f"{where}.{exc.field}", exc.message) from None
 
 
-def dialog_episode(row: dict[str, Any], index: int, tracks: dict[str, Item], split: str
-                   ) -> tuple[Episode, list[Item], list[str], list[str]]:
-    """(episode, tracks it embeds, liked, disliked) for one CPCD line; `tracks` is the catalog so far."""
+def dialog_episode(row: dict[str, Any], index: int, tracks: dict[str, Item], split: str, *,
+                   tracks_only: bool = False) -> tuple[Episode, list[Item], list[str], list[str]]:
+    """(episode, tracks it embeds, liked, disliked) for one CPCD line; `tracks` is the catalog so far.
+
+    With `tracks_only`, a rated or goal track must be in `tracks` (the tracks file); the
+    dialogue's own track records do not make it known.
+    """
     dialog_id = req_str(row, "id")
     embedded_raw = row.get("tracks") or {}
     if type(embedded_raw) is not dict:
         raise BadRow("tracks", f"expected an object keyed by track id, got {type(embedded_raw).__name__}")
     embedded = [track_item(track, str(key)) for key, track in embedded_raw.items()]
-    known = {item.id for item in embedded} | tracks.keys()
+    known = tracks.keys() if tracks_only else {item.id for item in embedded} | tracks.keys()
+    unknown = "not in the tracks file" if tracks_only else "not in the dialogue's tracks or the tracks file"
     raw_turns = row.get("turns")
     if type(raw_turns) is not list:
         raise BadRow("turns", "missing" if raw_turns is None else f"expected a list, got {type(raw_turns).__name__}")
@@ -118,7 +165,7 @@ def dialog_episode(row: dict[str, Any], index: int, tracks: dict[str, Item], spl
         for track_id in liked + disliked:
             if track_id not in known:
                 raise BadRow(f"{where}.liked_results" if track_id in liked else f"{where}.disliked_results",
-                             f"unknown track id '{track_id}' (not in the dialogue's tracks or the tracks file)")
+                             f"unknown track id '{track_id}' ({unknown})")
         turns.append(Turn(index=len(turns), role=Role.seeker, text=query, feedback=pending))
         shown = list(dict.fromkeys(liked + disliked))
         metadata = {"search_queries": searches, "search_results": results} if searches or results else {}
@@ -132,7 +179,7 @@ def dialog_episode(row: dict[str, Any], index: int, tracks: dict[str, Item], spl
                           metadata={"feedback_only": True}))
     for track_id in goal:
         if track_id not in known:
-            raise BadRow("goal_playlist", f"unknown track id '{track_id}'")
+            raise BadRow("goal_playlist", f"unknown track id '{track_id}' ({unknown})")
     target = goal[0] if goal else None
     profile = {"dialog_id": dialog_id, "goal_playlist": goal, "liked": liked_all, "disliked": disliked_all,
                "split": split}
@@ -150,6 +197,8 @@ def import_cpcd(dialogs: list[Path], out: Path, options: CpcdOptions | None = No
     dialogs = [Path(p).expanduser() for p in dialogs]
     if not dialogs:
         raise CrsimError("CPCD: give at least one dialog file (cpcd_v1.dialogs.dev.jsonl, ...)")
+    if options.tracks_only and not options.tracks:
+        raise CrsimError("CPCD: --tracks-only needs --tracks (cpcd_v1.tracks.jsonl)")
     with CatalogWriter(out, force=options.force) as writer:
         tracks: dict[str, Item] = {}
         if options.tracks:
@@ -172,11 +221,12 @@ def import_cpcd(dialogs: list[Path], out: Path, options: CpcdOptions | None = No
                 for line_no, row in iter_json_objects(path, errors, options.progress):
                     read += 1
                     try:
-                        episode, embedded, liked, disliked = dialog_episode(row, episodes.count, tracks, split)
+                        episode, embedded, liked, disliked = dialog_episode(
+                            row, episodes.count, tracks, split, tracks_only=options.tracks_only)
                     except BadRow as exc:
                         errors.row(path, line_no, exc)
                         continue
-                    for item in embedded:
+                    for item in embedded if not options.tracks_only else ():
                         tracks.setdefault(item.id, item)
                     episodes.write_model(episode)
                     user = episode.profile["dialog_id"]

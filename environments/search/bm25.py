@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,10 @@ from environments.search.documents import lexical_document
 
 if TYPE_CHECKING:
     from environments.catalog.store import Catalog
+    from environments.models import Item, Review
+
+#: The text BM25 indexes for one item, given its reviews (default: `lexical_document`).
+DocumentFunction = Callable[["Item", Sequence["Review"]], str]
 
 # Lucene's English stopword list (as bm25s ships it). Written out so that a bm25s
 # upgrade cannot change tokenization under an existing cache entry.
@@ -96,22 +101,32 @@ class BM25Index:
     # ---------------------------------------------------------------- building
     @classmethod
     def build(cls, catalog: Catalog, cache_dir: Path | str | None = None, *,
-              persist: bool = True) -> BM25Index:
+              persist: bool = True, document: DocumentFunction | None = None) -> BM25Index:
         """Load the index for this catalog from the cache, or build and cache it.
 
         The key is `catalog.fingerprint` (items and reviews, so a view with withheld
         reviews gets its own entry) plus the tokenizer and BM25 settings.
         `persist=False` builds in memory only, e.g. for short-lived per-episode views.
+        `document` replaces `lexical_document` (CPCD scores tracks on "<title> by
+        <artist> from <album>" only); the documents' hash then joins the key, so each
+        document function gets its own entry and the default's keys stay as they were.
         """
-        key = content_key(catalog.fingerprint, json.dumps([TOKENIZER, BM25_PARAMS], sort_keys=True))
+        texts: list[str] | None = None
+        parts = [catalog.fingerprint, json.dumps([TOKENIZER, BM25_PARAMS], sort_keys=True)]
+        if document is not None:
+            reviews = catalog.reviews_by_item
+            texts = [document(item, reviews.get(item.id, ())) for item in catalog.items]
+            parts.append(content_key("documents", *texts))
+        key = content_key(*parts)
         entry = cache_dir_for("bm25", cache_dir) / key if persist else None
         if entry is not None and (entry / META_FILE).exists():
             loaded = cls._load(entry, catalog)
             if loaded is not None:
                 return loaded
         tokenizer = Tokenizer()
-        reviews = catalog.reviews_by_item
-        texts = [lexical_document(item, reviews.get(item.id, ())) for item in catalog.items]
+        if texts is None:
+            reviews = catalog.reviews_by_item
+            texts = [lexical_document(item, reviews.get(item.id, ())) for item in catalog.items]
         retriever = _new_bm25(**BM25_PARAMS)
         retriever.index(tokenizer.corpus(texts), show_progress=len(texts) > 50_000)
         if entry is not None:
@@ -173,10 +188,16 @@ class BM25Index:
 
 def top_k(scores: np.ndarray, item_ids: list[str], k: int) -> list[tuple[str, float]]:
     """Best `k` (item_id, score) pairs, descending, ties by catalog order, no -inf ones."""
+    order = top_positions(scores, k)
+    return list(zip([item_ids[i] for i in order.tolist()], scores[order].tolist()))
+
+
+def top_positions(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the best `k` scores, descending, ties by position, no -inf ones."""
     n = len(scores)
     k = min(k, n)
     if k <= 0:
-        return []
+        return np.zeros(0, dtype=np.int64)
     if k < n:
         # Select on the negated scores with kth at the front: numpy's introselect with kth
         # near the end and a large block of equal values before it (most items at 0)
@@ -190,8 +211,5 @@ def top_k(scores: np.ndarray, item_ids: list[str], k: int) -> list[tuple[str, fl
         order = np.concatenate([above, ties])
     else:
         order = np.argsort(-scores, kind="stable")
-    values = scores[order]
-    allowed = values > -np.inf  # masked-out items never appear
-    if not allowed.all():
-        order, values = order[allowed], values[allowed]
-    return list(zip([item_ids[i] for i in order.tolist()], values.tolist()))
+    allowed = scores[order] > -np.inf  # masked-out items never appear
+    return order if allowed.all() else order[allowed]

@@ -15,6 +15,7 @@ is a view of the faiss index's own storage, so the vectors are held once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ from environments.search.documents import dense_document
 
 if TYPE_CHECKING:
     from environments.catalog.store import Catalog
+    from environments.models import Item
     from environments.search.embeddings import Encoder
 
 HNSW_THRESHOLD = 100_000
@@ -47,11 +49,18 @@ class DenseIndex:
     # ---------------------------------------------------------------- building
     @classmethod
     def build(cls, catalog: Catalog, encoder: Encoder, cache_dir: Path | str | None = None,
-              *, show_progress: bool = True) -> DenseIndex:
-        """Load the catalog's embeddings from the cache, or embed and cache them."""
+              *, show_progress: bool = True, document: Callable[[Item], str] | None = None,
+              exact: bool = False) -> DenseIndex:
+        """Load the catalog's embeddings from the cache, or embed and cache them.
+
+        `document` replaces `dense_document` (the key hashes the documents, so each
+        document function gets its own entry). `exact=True` keeps the flat index above
+        `HNSW_THRESHOLD`: a caller that only uses the exact `scores` (CPCD's evaluation
+        over 106k tracks) need not build an HNSW graph it never searches.
+        """
         import faiss
 
-        documents = [dense_document(item) for item in catalog.items]
+        documents = [(document or dense_document)(item) for item in catalog.items]
         key = content_key(encoder.model_id, *documents)
         directory = cache_dir_for("dense", cache_dir)
         path = directory / f"{key}.npy"
@@ -59,7 +68,7 @@ class DenseIndex:
         if matrix is None:
             matrix = _embed(documents, encoder, show_progress)
             write_file_atomic(path, lambda tmp: _save_npy(tmp, matrix))
-        if len(documents) > HNSW_THRESHOLD:
+        if len(documents) > HNSW_THRESHOLD and not exact:
             index = _hnsw(matrix, directory / f"{key}.hnsw{HNSW_M}.faiss")
         else:
             index = faiss.IndexFlatIP(matrix.shape[1])

@@ -35,6 +35,9 @@ plug-ins:       hydra.searchpath=[file:///path/to/your/conf] recommender=your_re
   data info DIR             summarise a catalog directory (crsim data --help)
   generate shopping ...     write TRACER shopping dialogues (WoS-style JSONL, Table-5 stats, a
                             run directory replay/report read); crsim generate --help
+  eval cpcd --dialogs FILE... --retriever popularity|bm25|dense|hybrid
+                            score a retriever on CPCD's conversations the way CPCD's public
+                            evaluator does (crsim eval cpcd --help)
 """
 
 #: command -> module with a `main(argv) -> int`; imported only when the command runs.
@@ -43,6 +46,7 @@ SUBCOMMANDS = {
     "report": "simulators.cli.report",
     "data": "simulators.cli.data",
     "generate": "simulators.cli.generate",
+    "eval": "simulators.cli.eval",
 }
 
 

@@ -7,7 +7,7 @@ import pytest
 from environments.catalog import Catalog
 from environments.catalog.interactions import load_interactions
 from environments.datasets.cpcd import CpcdOptions, import_cpcd
-from environments.errors import CatalogError
+from environments.errors import CatalogError, CrsimError
 from simulators.runlog import load_run
 
 
@@ -85,3 +85,36 @@ def test_unknown_tracks_and_malformed_lines(tmp_path, jsonl):
     assert report.problems[1:3] == ["cpcd_v1.dialogs.test.jsonl:3 field 'turns[0].liked_results': "
                                     "expected a list of strings, got a list holding int",
                                     "cpcd_v1.dialogs.test.jsonl:4 field 'id': missing"]
+
+
+def test_turns_read_back_from_the_episode_and_track_text(tmp_path, jsonl):
+    from environments.datasets.cpcd import conversation_turns, track_text
+
+    dialogs = jsonl(tmp_path / "cpcd_v1.dialogs.dev.jsonl", [DIALOG, SECOND])
+    tracks = jsonl(tmp_path / "cpcd_v1.tracks.jsonl", [
+        track("MgDShkdoOC0", "Just the Way You Are", ["Bruno Mars"], "Doo-Wops & Hooligans", "c4")])
+    import_cpcd([dialogs], tmp_path / "cat", CpcdOptions(tracks=tracks))
+    episode = load_run(tmp_path / "cat" / "dialogues.jsonl").episodes[0]
+    assert conversation_turns(episode) == [
+        ("I'd like a playlist for a dance party.", []),
+        ("Anything upbeat people can sing along to!", ["OIPmhkzN2ug"]),
+        ("More like the first one.", ["Jx_O6PHdWww"]),
+    ]
+    catalog = Catalog.load(tmp_path / "cat")
+    assert track_text(catalog.item("tYvFa2ARD24")) == "Uptown Funk by Mark Ronson, Bruno Mars from Uptown Special"
+    assert track_text(catalog.item("MgDShkdoOC0")) == "Just the Way You Are by Bruno Mars from Doo-Wops & Hooligans"
+
+
+def test_tracks_only_makes_the_tracks_file_the_catalog(tmp_path, jsonl):
+    dialogs = jsonl(tmp_path / "cpcd_v1.dialogs.dev.jsonl", [SECOND, DIALOG])
+    tracks = jsonl(tmp_path / "cpcd_v1.tracks.jsonl", [
+        track("MgDShkdoOC0", "Just the Way You Are", ["Bruno Mars"], "Doo-Wops & Hooligans", "c4")])
+    report = import_cpcd([dialogs], tmp_path / "a", CpcdOptions(tracks=tracks, tracks_only=True, skip_bad=True))
+    assert report.counts["items"] == 1 and report.counts["dialogues"] == 1  # DIALOG's tracks are only embedded
+    assert report.problems == ["cpcd_v1.dialogs.dev.jsonl:2 field 'turns[1].liked_results': "
+                               "unknown track id 'OIPmhkzN2ug' (not in the tracks file)"]
+    with pytest.raises(CatalogError) as err:
+        import_cpcd([dialogs], tmp_path / "b", CpcdOptions(tracks=tracks, tracks_only=True))
+    assert (err.value.line, err.value.field) == (2, "turns[1].liked_results")
+    with pytest.raises(CrsimError, match="needs --tracks"):
+        import_cpcd([dialogs], tmp_path / "c", CpcdOptions(tracks_only=True))

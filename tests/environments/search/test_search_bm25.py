@@ -1,3 +1,5 @@
+import json
+
 import numpy as np
 import pytest
 
@@ -105,3 +107,29 @@ def test_unusable_cache_entry_is_rebuilt(catalog, tmp_path):
     rebuilt = BM25Index.build(catalog, cache_dir=tmp_path)
     assert rebuilt.search("cheap tacos", 1)[0][0] == "taqueria"
     assert BM25Index.build(catalog, cache_dir=tmp_path).search("cheap tacos", 1)[0][0] == "taqueria"
+
+
+def test_a_document_function_gets_its_own_entry_and_the_default_keeps_its_key(catalog, tmp_path):
+    from environments.search.bm25 import BM25_PARAMS, TOKENIZER
+    from environments.search.cache import content_key
+
+    default = BM25Index.build(catalog, cache_dir=tmp_path)
+    titles = BM25Index.build(catalog, cache_dir=tmp_path, document=lambda item, _reviews: item.title)
+    keys = {entry.name for entry in (tmp_path / "bm25").iterdir()}
+    assert content_key(catalog.fingerprint, json.dumps([TOKENIZER, BM25_PARAMS], sort_keys=True)) in keys
+    assert len(keys) == 2
+    assert default.search("margherita", 1)[0][0] == "trattoria"  # a review word
+    assert not titles.scores("margherita").any()  # titles only
+    assert titles.search("saigon", 1)[0][0] == "pho"
+    again = BM25Index.build(catalog, cache_dir=tmp_path, document=lambda item, _reviews: item.title)
+    assert np.array_equal(again.scores("palace roma"), titles.scores("palace roma"))
+    assert len(list((tmp_path / "bm25").iterdir())) == 2
+
+
+def test_top_positions_skips_minus_inf_and_keeps_ties_in_order():
+    from environments.search.bm25 import top_positions
+
+    scores = np.array([1.0, 3.0, -np.inf, 3.0, 0.0], dtype=np.float32)
+    assert top_positions(scores, 3).tolist() == [1, 3, 0]
+    assert top_positions(scores, 10).tolist() == [1, 3, 0, 4]
+    assert top_positions(scores, 0).tolist() == []

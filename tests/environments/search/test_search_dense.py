@@ -72,6 +72,17 @@ def test_hnsw_path_above_threshold(catalog, counting_encoder, tmp_path, monkeypa
     assert reloaded._faiss.ntotal == len(catalog.items) and not reloaded.is_exact
 
 
+def test_document_function_and_exact_index_above_threshold(catalog, counting_encoder, tmp_path, monkeypatch):
+    monkeypatch.setattr(dense_module, "HNSW_THRESHOLD", 5)
+    titles = DenseIndex.build(catalog, counting_encoder, cache_dir=tmp_path, document=lambda item: item.title,
+                              exact=True)
+    assert titles.is_exact and not list((tmp_path / "dense").glob("*.faiss"))
+    assert titles.search("saigon", 1)[0][0] == "pho"
+    assert titles.scores("tacos pastor").max() == 0.0  # only the description says tacos
+    DenseIndex.build(catalog, counting_encoder, cache_dir=tmp_path, exact=True)
+    assert len(list((tmp_path / "dense").glob("*.npy"))) == 2  # own entry per document function
+
+
 @pytest.mark.slow
 def test_dense_finds_a_paraphrase_with_no_shared_words(catalog, minilm, tmp_path):
     lexical = BM25Index.build(catalog, cache_dir=tmp_path)
