@@ -160,6 +160,14 @@ class BM25Index:
             result[~np.asarray(mask, dtype=bool)] = -np.inf
         return result
 
+    def matched_terms(self, query: str) -> np.ndarray:
+        """How many distinct query terms each item's document contains (Lucene's "coord")."""
+        ids = np.unique(self.token_ids(query))
+        if not ids.size:
+            return np.zeros(self._n, dtype=np.int64)
+        rows = np.concatenate([self._indices[self._indptr[i]:self._indptr[i + 1]] for i in ids])
+        return np.bincount(rows, minlength=self._n)
+
     def search(self, query: str, k: int, mask: np.ndarray | None = None) -> list[tuple[str, float]]:
         """Top-`k` (item_id, score), best first, ties by catalog order; never masked items.
 
