@@ -90,12 +90,25 @@ STEP_MARKERS = {
     "summarize_reviews": "summarise customer reviews",
     "clarify_question": "conversational recommender",
     "seeker_answer": "role-playing a person",
+    "crag_extract": "You pick out every title",
+    "crag_link_reflect": "were matched to a catalog",
+    "crag_context_reflect": "collaborative filtering produced",
+    "crag_recommend": "You compile a list of",
+    "crag_infer": "has not named any",
+    "crag_rerank": "You rate each candidate recommendation",
 }
 
 SCRIPTED = {
     "summarize_reviews": {"summary": "STUB: reviewers loved the food."},
     "clarify_question": {"question": "STUB: which cuisine do you like?", "aspect": "cuisine"},
     "seeker_answer": {"answer": "STUB: something spicy, please.", "has_preference": True},
+    # CRAG's steps; titles are films of tests/agents/steps/fixtures/linking_movies.jsonl
+    "crag_extract": {"mentions": [{"name": "Insidious", "attitude": 2}]},
+    "crag_link_reflect": {"decisions": []},
+    "crag_context_reflect": {"judgements": []},
+    "crag_recommend": {"titles": ["Annabelle", "Hereditary", "Scream", "A Quiet Place", "The Conjuring 2"]},
+    "crag_infer": {"titles": ["The Conjuring", "Insidious"]},
+    "crag_rerank": {"ratings": [{"title": "Scream", "score": 2}]},
 }
 
 

@@ -10,8 +10,9 @@ the two disagree. This module is the offline side of all three:
    about you" anywhere in a sentence, any case). A form made only of everyday words
    ("It", "Up", "Get Out") or a single short word counts only with evidence: a year in
    brackets after it, quotes or asterisks around it, or Title Case away from the start
-   of a sentence. A number right after a form joins the name ("Star Wars I",
-   "Nymphomaniac 2"), for the word-level match to resolve;
+   of a sentence. A number right after a form (same sentence, nothing but a space
+   between) joins the name ("Star Wars I", "Nymphomaniac 2"), for the word-level match
+   to resolve;
 2. acronyms: a short token in capitals ("AvP", "LOTR", "T2") equal to the initials of
    a title, replaced by that title — what the language model's extraction does when it
    "fixes abbreviations";
@@ -174,6 +175,7 @@ class TextLinker:
                 if items and self._evidence(text, tokens, i, n, form):
                     last = i + n
                     if last < len(tokens) and NUMERAL.match(tokens[last].norm) and \
+                            not text[tokens[last - 1].end:tokens[last].start].strip() and \
                             f"{form} {tokens[last].norm}" not in index.by_form:
                         last += 1  # "Star Wars I": the number decides which one
                     spans.append(_Span(i, last, items))
