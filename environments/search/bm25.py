@@ -67,8 +67,11 @@ def _new_bm25(**kwargs: Any) -> Any:
     microseconds at 3,000 items), not in bm25s: its `get_scores` does the same work
     through `np.add.at`, and its numba path only speeds up batched `retrieve` calls.
     """
+    import logging
+
     import bm25s
 
+    logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets itself to DEBUG on import
     try:
         import numba  # noqa: F401
 

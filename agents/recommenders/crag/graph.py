@@ -45,7 +45,7 @@ class CragState(TurnState, total=False):
     allowed: np.ndarray  # catalog positions the environment lets us rank, minus mentioned items
     anchors: list[int]  # positive mentions, or the guessed liked items
     inferred: bool
-    cf_scores: np.ndarray
+    retrieval_scores: np.ndarray  # EASE (or, for Naive-RAG, content) score of every catalog item
     retrieved: list[int]
     kept: list[int]
     generated: list[int]
@@ -86,11 +86,10 @@ async def retrieve(state: CragState, runtime: Runtime[CragContext]) -> dict[str,
         inferred = True
     if ctx.ease is not None:
         scores = ctx.ease.scores(anchors)
-    else:
-        utterances = [t.text for t in obs.dialogue if t.text.strip()]
-        scores = ctx.content.scores(utterances) if ctx.content is not None else np.zeros(len(ctx.catalog.items))
+    else:  # Naive-RAG: catalog entries similar to what was said
+        scores = ctx.content.scores([t.text for t in obs.dialogue if t.text.strip()])  # type: ignore[union-attr]
     retrieved = _top(scores, state["allowed"], settings.k, positive_only=True) if anchors or ctx.ease is None else []
-    return {"anchors": anchors, "inferred": inferred, "cf_scores": scores, "retrieved": retrieved,
+    return {"anchors": anchors, "inferred": inferred, "retrieval_scores": scores, "retrieved": retrieved,
             "kept": retrieved}
 
 
@@ -142,7 +141,7 @@ async def rerank_node(state: CragState, runtime: Runtime[CragContext]) -> dict[s
     if not (ctx.settings.rerank and ctx.settings.generate and generated):
         return {}
     fit = ctx.relevance.fit(obs.dialogue, state["anchors"])
-    collaborative = state.get("cf_scores")
+    collaborative = state.get("retrieval_scores") if ctx.ease is not None else None
     if collaborative is not None and state["anchors"]:  # offline judge: all three signals, equally weighted
         fit = (2.0 * fit + percentiles(collaborative)) / 3.0
     ratings = await ctx.rerank.run(ItemsInDialogue(
@@ -159,7 +158,7 @@ async def respond(state: CragState, runtime: Runtime[CragContext]) -> dict[str, 
         final = state.get("final", [])
         ranking: dict[str, Any] = {"ranked_ids": [ids[p] for p in final]}
     else:
-        scores = state["cf_scores"] + TIE_BREAK * ctx.ease.popularity.astype(np.float32)  # type: ignore[union-attr]
+        scores = state["retrieval_scores"] + TIE_BREAK * ctx.ease.popularity.astype(np.float32)  # type: ignore[union-attr]
         blocked = np.ones(len(ids), dtype=bool)
         blocked[state["allowed"]] = False
         scores = np.where(blocked, -np.inf, scores)
