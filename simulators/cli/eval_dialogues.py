@@ -92,21 +92,25 @@ def run_one(name: str, args: argparse.Namespace, setup: Any) -> Any:
     config_hash = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:16]
     (out / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     (out / "config_hash.txt").write_text(config_hash + "\n", encoding="utf-8")
-    episodes_log, calls_log = JsonlAppender(out / EPISODES_FILE), JsonlAppender(out / LLM_CALLS_FILE)
     bar = tqdm(total=len(setup.turns), desc=name, unit="turn", disable=args.no_progress)
+    calls: dict[str, list[Any]] = {}
 
-    def log(episode: Any, calls: list[Any]) -> None:
-        for call in calls:
-            calls_log.append({"episode_id": episode.id, **call.model_dump(mode="json")})
-        episodes_log.append(episode)
+    def finished(episode: Any, records: list[Any]) -> None:
+        calls[episode.id] = records
         bar.update()
 
     started = time.perf_counter()
     try:
         episodes = asyncio.run(evaluate(agent, setup, config_hash=config_hash, seed=args.seed,
-                                        concurrency=args.concurrency, on_episode=log))
+                                        concurrency=args.concurrency, on_episode=finished))
     finally:
         bar.close()
+    # written in turn order once all are done, so the same data and seed give the same files
+    episodes_log, calls_log = JsonlAppender(out / EPISODES_FILE), JsonlAppender(out / LLM_CALLS_FILE)
+    for episode in episodes:
+        for call in calls.get(episode.id, []):
+            calls_log.append({"episode_id": episode.id, **call.model_dump(mode="json")})
+        episodes_log.append(episode)
     frame = results_frame(episodes, 1, dialogue_metrics(CUTOFFS), seed=args.seed, n_resamples=args.resamples)
     frame.attrs.update(seconds=time.perf_counter() - started, errors=sum(1 for e in episodes if e.error))
     write_results_csv(frame, out / "results.csv")
