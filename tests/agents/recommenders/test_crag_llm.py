@@ -99,3 +99,18 @@ def test_an_unusable_answer_is_repaired_then_falls_back_offline(openai_stub, cat
     rerank_calls = [c for c in calls if c.step == "crag_rerank"]
     assert [(c.ok, c.repaired) for c in rerank_calls] == [(False, False), (False, True)]
     assert sorted(move.ranked_ids) == sorted(move.metadata["generated"])  # offline rerank of the same list
+
+
+def test_without_mentions_the_model_guesses_liked_items_first(openai_stub, catalog, tmp_path):
+    openai_stub.responder = crsim_responder(RESPONDERS)
+    agent = build(catalog, stub_model(openai_stub), encoder=HashEncoder(), cache_dir=str(tmp_path), ask=False)
+    turns = [Turn(index=0, role="seeker", text="Something that will keep me up at night, please")]
+    obs = RecommenderObservation(turn=1, dialogue=turns, shown=(), candidates=catalog.item_ids, item_noun="movies",
+                                 episode_seed=0)
+    with recording() as recorder:
+        move, _ = asyncio.run(agent.respond(obs, agent.init_state(obs)))
+    assert [c.step for c in recorder.records][:2] == ["crag_extract", "crag_infer"]
+    titles = {i.id: i.title for i in catalog.items}
+    assert move.metadata["inferred"] is True
+    assert [titles[i] for i in move.metadata["positives"]] == ["The Conjuring (2013)", "Insidious (2010)"]
+    assert move.metadata["retrieved"] and move.question == ""
