@@ -24,8 +24,8 @@ LEXICON = {
     **dict.fromkeys("love loved loves adore adored favorite favourite favorites best amazing awesome masterpiece "
                     "brilliant fantastic incredible hilarious outstanding perfect superb wonderful".split(), 2),
     **dict.fromkeys("like liked likes enjoy enjoyed enjoys good great fun funny nice cool fan recommend "
-                    "recommended classic beautiful solid better underrated funniest greatest laughed vein entertaining interesting sweet cute touching "
-                    "similar gripping".split(), 1),
+                    "recommended classic beautiful solid better underrated funniest greatest laughed vein "
+                    "entertaining interesting sweet cute touching similar gripping".split(), 1),
     **dict.fromkeys("dislike disliked boring bored bad overrated stale meh gross disappointing disappointed dull lame "
                     "annoying stupid silly mediocre weak slow cheesy forgettable".split(), -1),
     **dict.fromkeys("hate hated hates worst awful terrible horrible garbage trash sucked sucks unwatchable "

@@ -13,7 +13,8 @@ from simulators.metrics.ranking import MRR, AvgPosition, HitsAt, NDCGAt, RecallA
 from simulators.metrics.sets import SetF1, SetPrecision, SetRecall
 
 __all__ = [
-    "MRR", "AvgPosition", "HitsAt", "Metric", "NDCGAt", "RecallAt", "SetF1", "SetPrecision", "SetRecall", "build_metrics",
-    "check_unique", "default_metrics", "episode_metrics", "higher_is_better", "is_scorable", "metric_from_name",
+    "MRR", "AvgPosition", "HitsAt", "Metric", "NDCGAt", "RecallAt", "SetF1", "SetPrecision", "SetRecall",
+    "build_metrics", "check_unique", "default_metrics", "episode_metrics", "higher_is_better", "is_scorable",
+    "metric_from_name",
     "run_metrics", "select_metrics",
 ]

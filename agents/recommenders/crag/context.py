@@ -122,7 +122,9 @@ def make_context(catalog: Catalog, llm: Any | None, settings: CragSettings, *, l
     linker = TextLinker(title_index(catalog))
     if encoder is None and (settings.generate or settings.retriever == "content"):
         encoder = get_encoder(embedding_model)
-    relevance = DialogueRelevance(DenseIndex.build(catalog, encoder, cache_dir=cache_dir)) if settings.generate else None
+    relevance = None
+    if settings.generate:
+        relevance = DialogueRelevance(DenseIndex.build(catalog, encoder, cache_dir=cache_dir))
     ease = content = None
     if settings.retrieves and settings.retriever == "ease":
         from environments.search.ease import EaseIndex, positive_matrix

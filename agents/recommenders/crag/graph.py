@@ -158,7 +158,8 @@ async def respond(state: CragState, runtime: Runtime[CragContext]) -> dict[str, 
         final = state.get("final", [])
         ranking: dict[str, Any] = {"ranked_ids": [ids[p] for p in final]}
     else:
-        scores = state["retrieval_scores"] + TIE_BREAK * ctx.ease.popularity.astype(np.float32)  # type: ignore[union-attr]
+        popularity = ctx.ease.popularity.astype(np.float32)  # type: ignore[union-attr]
+        scores = state["retrieval_scores"] + TIE_BREAK * popularity
         blocked = np.ones(len(ids), dtype=bool)
         blocked[state["allowed"]] = False
         scores = np.where(blocked, -np.inf, scores)
