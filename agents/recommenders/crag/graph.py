@@ -9,7 +9,8 @@
   dialogue's embedding relevance plus affinity to the liked items ranks the candidates,
   merged with the kept items by reciprocal-rank fusion (`rag`) or after them (`rec`,
   the order-copying behaviour the paper observed in LLMs given candidates);
-  with `generate=false` the retriever's scores rank every candidate instead (EASE);
+  with `generate=false` the retriever's scores rank every candidate instead (EASE; training
+  popularity orders items it scores equally);
 - `rerank`: every recommendation scored −2 … 2, re-sorted stably; offline, the score is
   the quintile of the mean catalog percentile of context relevance, affinity to the liked
   items and (when retrieval ran) the collaborative score — the evidence a model reflecting
@@ -35,7 +36,6 @@ from agents.steps.relevance import percentiles
 from environments.base import Recommendation
 
 RRF_K = 60  # reciprocal-rank fusion constant (Cormack et al.)
-TIE_BREAK = 1e-6  # EASE ranking: popularity only orders items EASE scores equally
 
 
 class CragState(TurnState, total=False):
@@ -158,12 +158,15 @@ async def respond(state: CragState, runtime: Runtime[CragContext]) -> dict[str, 
         final = state.get("final", [])
         ranking: dict[str, Any] = {"ranked_ids": [ids[p] for p in final]}
     else:
-        popularity = ctx.ease.popularity.astype(np.float32)  # type: ignore[union-attr]
-        scores = state["retrieval_scores"] + TIE_BREAK * popularity
-        blocked = np.ones(len(ids), dtype=bool)
-        blocked[state["allowed"]] = False
-        scores = np.where(blocked, -np.inf, scores)
-        final = _top(scores, state["allowed"], settings.question_pool)
+        # EASE score first, training popularity among equal scores (e.g. before anything was named)
+        popularity = ctx.ease.popularity  # type: ignore[union-attr]
+        order = np.lexsort((-popularity, -state["retrieval_scores"]))
+        scores = np.full(len(ids), -np.inf)
+        allowed = np.zeros(len(ids), dtype=bool)
+        allowed[state["allowed"]] = True
+        kept = order[allowed[order]]
+        scores[kept] = np.arange(len(kept), 0, -1, dtype=np.float64)
+        final = kept[: settings.question_pool].tolist()
         ranking = {"scores": scores[candidates]}
     question, aspect, asked = "", None, list(state.get("asked_aspects", []))
     if settings.ask:
