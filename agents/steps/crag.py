@@ -20,8 +20,8 @@ from pydantic import BaseModel, Field
 from agents.steps.base import LanguageStep
 from agents.steps.entity_linking import LinkCandidates, TextLinker, tie_rule
 from agents.steps.text import render_dialogue
-from environments.models import Item, Turn
 from environments.datasets.normalize import title_year
+from environments.models import Item, Turn
 from environments.search.titles import title_tokens
 
 Method = Literal["fuzzy", "bm25", "none"]
