@@ -177,3 +177,90 @@ def run_shopping_offline(setup: Any, n: int, *, bank: str = "a", question_rate: 
               "seller": build_seller(llm=llm, phrase_bank=bank)}
     return [asyncio.run(run_episode(setup, agents, index=i, run_seed=seed, max_turns=max_turns,
                                     config_hash="test")).episode for i in range(n)]
+MOVIES_FIXTURE = Path(__file__).parent / "agents" / "steps" / "fixtures" / "linking_movies.jsonl"
+
+
+def make_movie_catalog(n_users: int = 400, seed: int = 0, interactions: bool = True) -> Catalog:
+    """The 139 hand-listed films of the linking fixture, with genres, plus pseudo-users whose
+    likes cluster by genre (each likes 3-6 films sharing one genre), for CRAG's tests."""
+    from scipy.sparse import csr_matrix
+
+    from environments.catalog.interactions import InteractionMatrix
+
+    rows = [json.loads(line) for line in MOVIES_FIXTURE.read_text(encoding="utf-8").splitlines()]
+    items = [Item(id=r["id"], title=r["title"], category="movie", attributes={"genre": r["genres"]},
+                  description=f"A {' and '.join(r['genres'])} film.", extra={"mentions": r["mentions"]})
+             for r in rows]
+    manifest = CatalogManifest(name="movies", domain="movie", item_noun="movies")
+    if not interactions:
+        return Catalog(manifest, items)
+    rng = np.random.default_rng(seed)
+    by_genre: dict[str, list[int]] = {}
+    for position, row in enumerate(rows):
+        for genre in row["genres"]:
+            by_genre.setdefault(genre, []).append(position)
+    genres = sorted(by_genre)
+    users, cols = [], []
+    for user in range(n_users):
+        pool = by_genre[genres[user % len(genres)]]
+        liked = rng.choice(pool, size=min(len(pool), int(rng.integers(3, 7))), replace=False)
+        users.extend([user] * len(liked))
+        cols.extend(int(c) for c in liked)
+    matrix = csr_matrix((np.ones(len(cols), np.float32), (users, cols)), shape=(n_users, len(items)))
+    signals = InteractionMatrix(matrix, [f"p{u}" for u in range(n_users)], [i.id for i in items])
+    return Catalog(manifest, items, interactions=signals)
+
+
+def write_redial_fixture(directory: Path, n_train: int = 80, n_test: int = 16, seed: int = 0,
+                         test_only_title: str = "Hereditary (2018)") -> Path:
+    """ReDial-format files (`train_data.jsonl`, `test_data.jsonl`, `movies_with_mentions.csv`)
+    generated from the movie fixture: in each conversation the seeker names films of one
+    genre it likes (and sometimes one it hated), the recommender suggests others of that
+    genre. `test_only_title` is suggested only in test conversations."""
+    import csv
+
+    rows = [json.loads(line) for line in MOVIES_FIXTURE.read_text(encoding="utf-8").splitlines()]
+    ids = {r["title"]: str(1000 + n) for n, r in enumerate(rows)}
+    by_genre: dict[str, list[str]] = {}
+    for r in rows:
+        for genre in r["genres"]:
+            by_genre.setdefault(genre, []).append(ids[r["title"]])
+    held_out = ids[test_only_title]
+    directory.mkdir(parents=True, exist_ok=True)
+    with (directory / "movies_with_mentions.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["movieId", "movieName", "nbMentions"])
+        for r in rows:
+            writer.writerow([ids[r["title"]], r["title"], r["mentions"]])
+    rng = np.random.default_rng(seed)
+    genres = sorted(by_genre)
+    openers = ["Hi! I loved @{a} and @{b}, what else would I like?", "hello, looking for something like @{a}",
+               "I am in the mood for a movie like @{a} or @{b}", "My favorite is @{a}. Any ideas?"]
+    pitches = ["You should watch @{c}", "Have you seen @{c}? It is great", "How about @{c} and @{d}?"]
+
+    def conversation(number: int, test: bool) -> dict[str, Any]:
+        genre = genres[number % len(genres)]
+        pool = [m for m in by_genre[genre] if m != held_out]
+        liked = [str(m) for m in rng.choice(pool, size=min(len(pool), 4), replace=False)]
+        if test and held_out in by_genre[genre]:
+            liked[2] = held_out  # the recommender suggests it
+        hated = str(rng.choice(by_genre[genres[(number + 3) % len(genres)]]))
+        seeker, recommender = 2 * number + 1, 2 * number + 2
+        texts = [(seeker, str(rng.choice(openers)).format(a=liked[0], b=liked[1])),
+                 (recommender, str(rng.choice(pitches)).format(c=liked[2], d=liked[3])),
+                 (seeker, f"I have not seen that one. I hated @{hated} though"),
+                 (recommender, f"Then try @{liked[3]}, or @{liked[2]} again"),
+                 (seeker, "thanks, bye")]
+        answers = {m: {"suggested": int(i >= 2), "seen": int(i < 2), "liked": 1} for i, m in enumerate(liked)}
+        answers[hated] = {"suggested": 0, "seen": 1, "liked": 0}
+        return {"movieMentions": {m: None for m in answers}, "respondentQuestions": answers,
+                "messages": [{"timeOffset": 10 * n, "text": text, "senderWorkerId": sender, "messageId": n}
+                             for n, (sender, text) in enumerate(texts)],
+                "conversationId": str(number), "respondentWorkerId": recommender, "initiatorWorkerId": seeker,
+                "initiatorQuestions": answers}
+
+    for name, numbers, test in (("train_data.jsonl", range(n_train), False),
+                                ("test_data.jsonl", range(n_train, n_train + n_test), True)):
+        (directory / name).write_text("".join(json.dumps(conversation(n, test)) + "\n" for n in numbers),
+                                      encoding="utf-8")
+    return directory

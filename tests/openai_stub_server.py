@@ -95,6 +95,12 @@ STEP_MARKERS = {
     "shopping_track_state": "dialogue state tracker",
     "shopping_single_pass": "scriptwriter for shopping",
     "shopping_extract_query": "search query from a shopping conversation",
+    "crag_extract": "You pick out every title",
+    "crag_link_reflect": "were matched to a catalog",
+    "crag_context_reflect": "collaborative filtering produced",
+    "crag_recommend": "You compile a list of",
+    "crag_infer": "has not named any",
+    "crag_rerank": "You rate each candidate recommendation",
 }
 
 SCRIPTED = {
@@ -111,6 +117,13 @@ SCRIPTED = {
                                        {"role": "customer", "text": "STUB: thanks!"}]},
     "shopping_extract_query": {"category": "lipstick", "wanted": [{"aspect": "color", "value": "red"}],
                                "unwanted": [], "optional": []},
+    # CRAG's steps; titles are films of tests/agents/steps/fixtures/linking_movies.jsonl
+    "crag_extract": {"mentions": [{"name": "Insidious", "attitude": 2}]},
+    "crag_link_reflect": {"decisions": []},
+    "crag_context_reflect": {"judgements": []},
+    "crag_recommend": {"titles": ["Annabelle", "Hereditary", "Scream", "A Quiet Place", "The Conjuring 2"]},
+    "crag_infer": {"titles": ["The Conjuring", "Insidious"]},
+    "crag_rerank": {"ratings": [{"title": "Scream", "score": 2}]},
 }
 
 SINGLE_TARGET_STEPS = ("clarify_question", "seeker_answer", "summarize_reviews")

@@ -72,8 +72,11 @@ def _new_bm25(**kwargs: Any) -> Any:
     microseconds at 3,000 items), not in bm25s: its `get_scores` does the same work
     through `np.add.at`, and its numba path only speeds up batched `retrieve` calls.
     """
+    import logging
+
     import bm25s
 
+    logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets itself to DEBUG on import
     try:
         import numba  # noqa: F401
 
@@ -174,6 +177,14 @@ class BM25Index:
         if mask is not None:
             result[~np.asarray(mask, dtype=bool)] = -np.inf
         return result
+
+    def matched_terms(self, query: str) -> np.ndarray:
+        """How many distinct query terms each item's document contains (Lucene's "coord")."""
+        ids = np.unique(self.token_ids(query))
+        if not ids.size:
+            return np.zeros(self._n, dtype=np.int64)
+        rows = np.concatenate([self._indices[self._indptr[i]:self._indptr[i + 1]] for i in ids])
+        return np.bincount(rows, minlength=self._n)
 
     def search(self, query: str, k: int, mask: np.ndarray | None = None) -> list[tuple[str, float]]:
         """Top-`k` (item_id, score), best first, ties by catalog order; never masked items.

@@ -2,7 +2,8 @@
 
 `crsim eval cpcd` scores a retriever on CPCD's real conversations exactly as CPCD's
 public evaluator does (`simulators.evaluation.cpcd_protocol`), so its numbers sit next
-to the paper's Table 5. Input problems print one `crsim: error: ...` line (file, line
+to the paper's Table 5. `crsim eval dialogues` scores recommenders on logged dialogues
+(CRAG's protocol on ReDial; `simulators.cli.eval_dialogues`). Input problems print one `crsim: error: ...` line (file, line
 and field where there is one) and exit with status 2.
 """
 
@@ -27,7 +28,9 @@ writes scores.csv (the evaluator's layout), run.json and timings.json into --out
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="crsim eval", description="Offline evaluations of recorded dialogues.")
-    commands = p.add_subparsers(title="evaluations", metavar="{cpcd}")
+    commands = p.add_subparsers(title="evaluations", metavar="{cpcd,dialogues}")
+    commands.add_parser("dialogues", help="recommenders on logged dialogues (crsim eval dialogues --help)",
+                        add_help=False)
     cpcd = commands.add_parser("cpcd", help="retrieval on CPCD conversations, scored like CPCD's evaluator",
                                description=CPCD_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     cpcd.add_argument("--dialogs", type=Path, nargs="+", required=True, metavar="FILE",
@@ -54,6 +57,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["dialogues"]:
+        from simulators.cli.eval_dialogues import main as eval_dialogues
+
+        return eval_dialogues(argv[1:])
     p = parser()
     args = p.parse_args(argv)
     if not hasattr(args, "handler"):

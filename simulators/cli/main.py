@@ -38,6 +38,9 @@ plug-ins:       hydra.searchpath=[file:///path/to/your/conf] recommender=your_re
   eval cpcd --dialogs FILE... --retriever popularity|bm25|dense|hybrid
                             score a retriever on CPCD's conversations the way CPCD's public
                             evaluator does (crsim eval cpcd --help)
+  eval dialogues DIR --recommender NAME...
+                            recommenders on logged dialogues (e.g. a ReDial import):
+                            Recall/NDCG@K of the items each turn names (crsim eval dialogues --help)
 """
 
 #: command -> module with a `main(argv) -> int`; imported only when the command runs.

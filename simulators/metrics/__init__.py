@@ -9,12 +9,12 @@ from simulators.metrics.base import Metric, check_unique, episode_metrics, is_sc
 from simulators.metrics.config import (
     build_metrics, default_metrics, higher_is_better, metric_from_name, run_metrics, select_metrics,
 )
-from simulators.metrics.ranking import MRR, AvgPosition, HitsAt, RecallAt
+from simulators.metrics.ranking import MRR, AvgPosition, HitsAt, NDCGAt, RecallAt
 from simulators.metrics.sets import SetF1, SetPrecision, SetRecall
 from simulators.metrics.shopping import Purchased, RecommendationFit, ResultCount
 
 __all__ = [
-    "MRR", "AvgPosition", "HitsAt", "Metric", "Purchased", "RecallAt", "RecommendationFit", "ResultCount", "SetF1", "SetPrecision", "SetRecall", "build_metrics",
-    "check_unique", "default_metrics", "episode_metrics", "higher_is_better", "is_scorable", "metric_from_name",
-    "run_metrics", "select_metrics",
+    "MRR", "AvgPosition", "HitsAt", "Metric", "NDCGAt", "Purchased", "RecallAt", "RecommendationFit", "ResultCount",
+    "SetF1", "SetPrecision", "SetRecall", "build_metrics", "check_unique", "default_metrics", "episode_metrics",
+    "higher_is_better", "is_scorable", "metric_from_name", "run_metrics", "select_metrics",
 ]

@@ -16,10 +16,10 @@ from typing import Any
 
 from environments.errors import CrsimError
 from simulators.metrics.base import Metric, check_unique
-from simulators.metrics.ranking import MRR, AvgPosition, HitsAt, RecallAt
+from simulators.metrics.ranking import MRR, AvgPosition, HitsAt, NDCGAt, RecallAt
 from simulators.metrics.sets import SetF1, SetPrecision, SetRecall
 
-_PARAMETRIC = {"hits": HitsAt, "recall": RecallAt}
+_PARAMETRIC = {"hits": HitsAt, "recall": RecallAt, "ndcg": NDCGAt}
 _PLAIN: dict[str, type[Metric]] = {"mrr": MRR, "avg_position": AvgPosition, "set_precision": SetPrecision,
                                    "set_recall": SetRecall, "set_f1": SetF1}
 _NAME = re.compile(r"^([a-z_]+)@([1-9][0-9]*)$")

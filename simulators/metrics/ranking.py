@@ -5,11 +5,15 @@ environment's job), so a recommender that scores everything equal gets a fair, n
 lucky, rank. With one target (single-target recommendation) every metric here reduces to
 the textbook one; with many (preference elicitation, collaborative recommendation):
 `hits@K` counts a hit when any target is in the top K, `mrr` uses the best-ranked
-target, `avg_position` averages the targets' ranks and `recall@K` is the share of
-targets in the top K — PEPPER's and CRAG's Recall@(t, K) when read per turn.
+target, `avg_position` averages the targets' ranks, `recall@K` is the share of
+targets in the top K — PEPPER's and CRAG's Recall@(t, K) when read per turn — and
+`ndcg@K` is binary-gain NDCG: each target ranked r ≤ K adds 1/log2(r + 1), divided by
+the best possible, min(K, number of targets) targets at the top.
 """
 
 from __future__ import annotations
+
+import math
 
 from environments.models import Episode, TurnEvaluation
 from simulators.metrics.base import Metric
@@ -67,3 +71,19 @@ class RecallAt(Metric):
             return None
         total = len(episode.targets) or len(record.ranks)
         return sum(1 for r in record.ranks if r.rank <= self.k) / total
+
+
+class NDCGAt(Metric):
+    """Normalised discounted cumulative gain at `k` with binary gains (unranked targets gain 0)."""
+
+    def __init__(self, k: int):
+        self.k = _check_k(k)
+        self.name = f"ndcg@{self.k}"
+
+    def value(self, record: TurnEvaluation, episode: Episode) -> float | None:
+        if not record.ranks:
+            return None
+        total = len(episode.targets) or len(record.ranks)
+        gain = sum(1.0 / math.log2(r.rank + 1) for r in record.ranks if r.rank <= self.k)
+        ideal = sum(1.0 / math.log2(position + 1) for position in range(1, min(total, self.k) + 1))
+        return gain / ideal

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from crsim_testing import make_episode
@@ -103,3 +105,17 @@ def test_records_beyond_max_turns_are_ignored() -> None:
 def test_unscorable_episodes_are_excluded(episode: Episode) -> None:
     assert not is_scorable(episode)
     assert episode_metrics(episode, 3, default_metrics()) == {}
+
+
+def test_ndcg_discounts_by_rank_and_normalises_by_the_best_possible_ranking() -> None:
+    from simulators.metrics import NDCGAt, metric_from_name
+
+    # targets a (rank 1), b (rank 3), one unranked target; ideal: three targets at ranks 1-3
+    episode = many_targets({"a": 1, "b": 3}, n_targets=3)
+    ideal = 1 + 1 / math.log2(3) + 1 / math.log2(4)
+    values = episode_metrics(episode, 1, [NDCGAt(5), NDCGAt(2), NDCGAt(1)])[1]
+    assert values["ndcg@5"] == pytest.approx((1 + 1 / math.log2(4)) / ideal)
+    assert values["ndcg@2"] == pytest.approx(1 / (1 + 1 / math.log2(3)))  # b is outside the top 2
+    assert values["ndcg@1"] == 1.0
+    assert episode_metrics(many_targets({"a": 1, "b": 2}), 1, [NDCGAt(10)])[1]["ndcg@10"] == pytest.approx(1.0)
+    assert metric_from_name("ndcg@15").name == "ndcg@15" and metric_from_name("ndcg@15").higher_is_better
