@@ -108,8 +108,8 @@ def conversation_turns(episode: Episode) -> list[CpcdTurn]:
     if episode.environment != "cpcd":
         raise CrsimError(f"episode '{episode.id}' is not an imported CPCD conversation "
                          f"(environment '{episode.environment}')")
-    seekers = [turn for turn in episode.turns if turn.role is Role.seeker]
-    recommenders = [turn for turn in episode.turns if turn.role is Role.recommender]
+    seekers = [turn for turn in episode.turns if turn.role == Role.seeker]
+    recommenders = [turn for turn in episode.turns if turn.role == Role.recommender]
     turns = []
     for position, shown in enumerate(recommenders):
         ratings = seekers[position + 1].feedback if position + 1 < len(seekers) else {}
