@@ -23,7 +23,7 @@ from functools import cache
 
 # A sentence ends at .!? followed by space, or glued to the next capitalised word
 # ("affordable.I did not"), which Amazon review texts often have; also at line breaks.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[a-z][.!?])(?=[A-Z][a-z])|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[a-z][.!?])(?=[A-Z])|\n+")
 # Words, and clause punctuation as tokens of its own: a noun phrase or a description never
 # runs across "great shipping, price".
 _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*|[,;:()]")
