@@ -27,6 +27,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[a-z][.!?])(?=[A-Z])|\n+")
 # Words, and clause punctuation as tokens of its own: a noun phrase or a description never
 # runs across "great shipping, price".
 _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*|[,;:()]")
+_ENTITY = re.compile(r"&#?[a-z0-9]+;")
 
 DETERMINERS = frozenset("the this that my its your their these those our his her".split())
 COPULAS = frozenset("is was are were be been feels felt smells smelled tastes tasted looks looked seems "
@@ -47,6 +48,10 @@ COMPLAINTS = frozenset("too overly bad terrible awful poor horrible worst disapp
 SENSE_VERBS = {"smells": "smell", "smelled": "smell", "smell": "smell", "tastes": "taste", "tasted": "taste",
                "feels": "feel", "felt": "feel", "looks": "look", "looked": "look", "sounds": "sound",
                "sounded": "sound"}
+# Praise says how much a reviewer liked something, not what it is like: fine in what a
+# seeker says, useless as a value that tells items apart ("great or good?").
+PRAISE = frozenset("great good nice best better amazing awesome excellent wonderful perfect fine fantastic "
+                   "love loved favorite favourite ok okay super terrific outstanding".split())
 # Words that follow a copula without describing anything ("was worth it", "is half the fun").
 NOT_DESCRIPTORS = frozenset("worth half able sure glad happy going using used made got like does did".split())
 HEDGES = frozenset("wish hope hoping if would could should maybe might unless".split())
@@ -73,8 +78,9 @@ def sentences(text: str) -> list[str]:
 
 
 def tokens(sentence: str) -> list[str]:
-    """Lower-cased words and clause punctuation; apostrophes and hyphens stay inside a word."""
-    return _WORD.findall(sentence.lower().replace("’", "'"))
+    """Lower-cased words and clause punctuation; apostrophes and hyphens stay inside a word;
+    HTML entities left in imported texts ("&nbsp;") are not words."""
+    return _WORD.findall(_ENTITY.sub(" ", sentence.lower().replace("’", "'")))
 
 
 _DOUBT = NEGATIONS | COMPLAINTS | HEDGES | COMPARISONS

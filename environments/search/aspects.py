@@ -29,7 +29,7 @@ import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
 from environments.search.aspect_text import (
-    GENERIC_NOUNS, OBJECT_STARTS, find_mentions, noun_positions, sentences, term_index, tokens,
+    GENERIC_NOUNS, OBJECT_STARTS, PRAISE, find_mentions, noun_positions, sentences, term_index, tokens,
 )
 from environments.search.cache import cache_dir_for, content_key, write_file_atomic
 
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from environments.search.embeddings import Encoder
 
 VOCABULARY_VERSION = 1
-MINER_VERSION = 1  # bump when mining changes what it finds: part of the cache key
+MINER_VERSION = 2  # bump when mining changes what it finds: part of the cache key
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,8 +235,8 @@ class WordStats:
                 and "'" not in word and not (len(word) > 5 and word.endswith("ed")))
 
     def describes(self, word: str, settings: MinerSettings) -> bool:
-        """Can `word` describe an aspect? Not a verb, not a generic noun."""
-        return word not in GENERIC_NOUNS and not self.verb_like(word, settings)
+        """Can `word` tell items apart on an aspect? Not a verb, a generic noun or praise."""
+        return word not in GENERIC_NOUNS and word not in PRAISE and not self.verb_like(word, settings)
 
     def candidate_terms(self, settings: MinerSettings, excluded: frozenset[str] = frozenset()) -> list[str]:
         """Words (and two-word compounds) that mostly stand where nouns stand, most frequent first."""
