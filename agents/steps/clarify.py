@@ -5,9 +5,10 @@ candidates: the answer to that question prunes the most of what it is currently 
 between. Aspects are the catalog's attributes and, when a vocabulary mined from the
 reviews is given (`environments.search.aspects`), the aspects reviewers write about, so
 a catalog without attributes still gets questions ("What kind of smell do you like, for
-example light or fresh?"). An aspect's score is the share of candidates it says
-something about times the entropy of what it says about them: an attribute most items
-lack, or a mined aspect few reviews describe, helps little however varied its values.
+example light or fresh?"). An aspect's score is the (rank-weighted) share of candidates
+it says something about times the entropy of what it says about them: an attribute most
+items lack, or a mined aspect few reviews describe, helps little however varied its
+values, and what the best-ranked candidates say counts most.
 Aspects already asked are not asked again, nor one the seeker has already talked about
 (its name, or one of a mined aspect's terms, is in what the seeker said), nor a mined
 aspect that repeats an attribute.
@@ -161,17 +162,10 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
                 score = split_score([self._values_of(item, aspect) for item in inputs.candidates], weights)
                 if score > best_score:
                     best, best_score, best_values = aspect, score, []
-        mined = inputs.mined
-        for aspect in mined.aspects if mined is not None else ():
-            if (aspect.name in asked or aspect.name in attributes or repeats_attribute(aspect.name, attributes)
-                    or _talked_about(aspect.terms, said)):
-                continue
-            values = [mined.values_of(aspect.name, item.id) or () for item in inputs.candidates]  # type: ignore[union-attr]
-            known = [mined.presence(aspect.name, item.id, self.reviews_read)  # type: ignore[union-attr]
-                     for item in inputs.candidates]
+        for name, values, known in self._mined_options(inputs, asked | set(attributes), attributes, said):
             score = split_score(values, weights, known)
             if score > best_score:
-                best, best_score, best_values = aspect.name, score, values
+                best, best_score, best_values = name, score, values
         if best is None:
             return ClarifyingQuestion(question=OPEN_QUESTION, aspect=None)
         if best in attributes:
@@ -179,19 +173,35 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
             return ClarifyingQuestion(question=form.format(aspect=display_name(best)), aspect=best)
         return ClarifyingQuestion(question=mined_question(best, best_values, inputs.turn), aspect=best)
 
+    def _mined_options(self, inputs: ClarifyInput, excluded: set[str], attributes: Sequence[str], said: set[str]
+                       ) -> list[tuple[str, list[tuple[str, ...]], list[float]]]:
+        """(aspect, candidates' values, chance each candidate's value is known) per askable mined aspect."""
+        mined = inputs.mined
+        if mined is None:
+            return []
+        options = []
+        for aspect in mined.aspects:
+            if aspect.name in excluded or repeats_attribute(aspect.name, attributes) \
+                    or _talked_about(aspect.terms, said):
+                continue
+            values = [mined.values_of(aspect.name, item.id) or () for item in inputs.candidates]
+            known = [mined.presence(aspect.name, item.id, self.reviews_read) for item in inputs.candidates]
+            options.append((aspect.name, values, known))
+        return options
+
     def prompt_variables(self, inputs: ClarifyInput) -> dict[str, object]:
         mined = inputs.mined
         lines = []
+        mined_aspects = mined.aspects if mined is not None else []
         for item in inputs.candidates[:10]:
             facts = [f"{display_name(k)}: {v if isinstance(v, str) else ', '.join(v)}"
                      for k, v in item.attributes.items()]
-            for aspect in mined.aspects if mined is not None else ():
-                values = mined.values_of(aspect.name, item.id)  # type: ignore[union-attr]
+            for aspect in mined_aspects:
+                values = mined.values_of(aspect.name, item.id) if mined is not None else None
                 if values:
                     facts.append(f"{aspect.name}: {', '.join(values)} (from reviews)")
             lines.append(f"- {item.title} ({'; '.join(facts[:12])})")
-        topics = [f"{a.name} (e.g. {', '.join(a.values[:3])})" if a.values else a.name
-                  for a in (mined.aspects if mined is not None else ())]
+        topics = [f"{a.name} (e.g. {', '.join(a.values[:3])})" if a.values else a.name for a in mined_aspects]
         return {
             "item_noun": inputs.item_noun,
             "dialogue": render_dialogue(inputs.dialogue),
