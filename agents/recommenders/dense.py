@@ -16,10 +16,11 @@ from environments.catalog import Catalog
 
 
 def build(catalog: Catalog, llm: Any | None = None, question_pool: int = 50, embedding_model: str | None = None,
-          cache_dir: str | None = None) -> GraphAgent[RetrievalContext]:
+          cache_dir: str | None = None, review_aspects: int = 30) -> GraphAgent[RetrievalContext]:
     """Hydra factory for `recommender=dense`; item embeddings are computed once and cached."""
     from environments.search import get_encoder
     from environments.search.multivector import MultiVectorIndex
 
     index = MultiVectorIndex.build(catalog, get_encoder(embedding_model), cache_dir=cache_dir)
-    return retrieval_recommender("dense", catalog, index.scores, llm, question_pool)
+    return retrieval_recommender("dense", catalog, index.scores, llm, question_pool, review_aspects=review_aspects,
+                                 embedding_model=embedding_model, cache_dir=cache_dir)

@@ -18,7 +18,9 @@ def review_counts(catalog: Catalog) -> np.ndarray:
     return counts
 
 
-def build(catalog: Catalog, llm: Any | None = None, question_pool: int = 50) -> GraphAgent[RetrievalContext]:
-    """Hydra factory for `recommender=popularity`."""
+def build(catalog: Catalog, llm: Any | None = None, question_pool: int = 50, review_aspects: int = 30,
+          embedding_model: str | None = None, cache_dir: str | None = None) -> GraphAgent[RetrievalContext]:
+    """Hydra factory for `recommender=popularity` (its questions are asked like the others')."""
     counts = review_counts(catalog)
-    return retrieval_recommender("popularity", catalog, lambda _utterances: counts, llm, question_pool)
+    return retrieval_recommender("popularity", catalog, lambda _utterances: counts, llm, question_pool,
+                                 review_aspects=review_aspects, embedding_model=embedding_model, cache_dir=cache_dir)

@@ -3,6 +3,11 @@
 Graph per turn: `retrieve` (score every candidate against the seeker's utterances so far)
 → `clarify` (look at the current top candidates and ask the question that best splits
 them) → END. Popularity, BM25 and dense recommenders differ only in the scorer.
+
+Questions are about the catalog's attributes and about the aspects its reviews talk
+about, mined once per catalog view when the recommender is built (cached on disk; see
+`environments/search/aspects.py`); a catalog without attributes is asked about those
+alone. The view is the recommender's own, so the seekers' withheld reviews are not mined.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from agents.steps.clarify import ClarifyInput, ClarifyStep
 from environments.base import Recommendation, RecommenderObservation
 from environments.catalog import Catalog
 from environments.models import Role, Turn
+from environments.search.aspects import AspectVocabulary
 
 Scorer = Callable[[Sequence[str]], np.ndarray]  # seeker utterances so far -> one score per item
 
@@ -35,6 +41,7 @@ class RetrievalContext:
     scorer: Scorer
     clarify: ClarifyStep
     question_pool: int
+    mined: AspectVocabulary | None = None
 
 
 def seeker_utterances(observation: RecommenderObservation) -> list[str]:
@@ -54,7 +61,7 @@ async def clarify(state: RecommenderState, runtime: Runtime[RetrievalContext]) -
     candidates = [ctx.catalog.items[i] for i in top[np.argsort(-scores[top], kind="stable")]]
     asked = list(state.get("asked_aspects", []))
     question = await ctx.clarify.run(ClarifyInput(obs.dialogue, candidates, asked, obs.item_noun,
-                                                  obs.turn, tuple(ctx.catalog.aspects)))
+                                                  obs.turn, tuple(ctx.catalog.aspects), ctx.mined))
     action = Recommendation(question=question.question, scores=scores, metadata={"aspect": question.aspect})
     return {"action": action, "asked_aspects": asked + ([question.aspect] if question.aspect else [])}
 
@@ -74,8 +81,23 @@ def asked_in(observation: Any, moves: Sequence[Turn]) -> dict[str, Any]:
     return {"asked_aspects": [t.metadata["aspect"] for t in moves if t.metadata.get("aspect")]}
 
 
+def mined_aspects(catalog: Catalog, max_aspects: int, embedding_model: str | None = None,
+                  cache_dir: str | None = None) -> AspectVocabulary | None:
+    """The review aspects of the recommender's catalog view (None when `max_aspects` is 0)."""
+    if max_aspects <= 0 or not catalog.reviews:
+        return None
+    from environments.search.aspects import MinerSettings, mine_aspects
+    from environments.search.embeddings import get_encoder
+
+    return mine_aspects(catalog, encoder=get_encoder(embedding_model), settings=MinerSettings(max_aspects=max_aspects),
+                        cache_dir=cache_dir)
+
+
 def retrieval_recommender(name: str, catalog: Catalog, scorer: Scorer, llm: Any | None = None,
-                          question_pool: int = 50) -> GraphAgent[RetrievalContext]:
-    context = RetrievalContext(catalog, scorer, ClarifyStep(llm, "recommender"), question_pool)
+                          question_pool: int = 50, *, review_aspects: int = 30, embedding_model: str | None = None,
+                          cache_dir: str | None = None) -> GraphAgent[RetrievalContext]:
+    """The retrieve → clarify agent; `review_aspects` mined aspects join the attributes (0: none)."""
+    mined = mined_aspects(catalog, review_aspects, embedding_model, cache_dir)
+    context = RetrievalContext(catalog, scorer, ClarifyStep(llm, "recommender"), question_pool, mined)
     return GraphAgent(Role.recommender, build_graph(name), context, memory_keys=("asked_aspects",),
                       resume=asked_in)

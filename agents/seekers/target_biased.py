@@ -20,6 +20,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agents.base import GraphAgent, TurnState
+from agents.steps.review_facts import facts_from_reviews
 from agents.steps.seeker_answer import AnswerInput, Fact, SeekerAnswerStep
 from agents.steps.summarize import SummarizeInput, SummarizeReviewsStep
 from agents.steps.text import display_name, pick, split_sentences
@@ -31,10 +32,6 @@ ATTRIBUTE_FORMS = (
     "I'd like the {aspect} to be {value}.",
     "Ideally something with {value} for the {aspect}.",
     "For the {aspect}, {value} would be great.",
-)
-SENTENCE_FORMS = (
-    "Something like this would be perfect: {sentence}",
-    "I'm hoping for this: {sentence}",
 )
 
 
@@ -51,18 +48,15 @@ class SeekerContext:
 
 
 def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentences: int) -> list[Fact]:
-    """Attribute facts first, then summary sentences, then sentences of the seeker's own review."""
+    """Attribute facts first, then what its own review, the summary and the positive reviews say."""
     facts: list[Fact] = []
     for aspect, value in profile.attributes.items():
         for single in value if isinstance(value, list) else [value]:
             shown_value = display_name(str(single))
             utterance = pick(ATTRIBUTE_FORMS, aspect, single).format(aspect=display_name(aspect), value=shown_value)
             facts.append(Fact(f"attr:{aspect}={single}", f"{display_name(aspect)}: {shown_value}", utterance, aspect))
-    sentences = [("summary", s) for s in split_sentences(summary)]
-    sentences += [("own", s) for s in split_sentences(profile.own_review)[:own_review_sentences]]
-    for position, (source, sentence) in enumerate(sentences):
-        utterance = pick(SENTENCE_FORMS, sentence).format(sentence=sentence)
-        facts.append(Fact(f"{source}:{position}", sentence, utterance))
+    own = " ".join(split_sentences(profile.own_review)[:own_review_sentences])
+    facts.extend(facts_from_reviews([own, summary, *profile.positive_reviews]))  # paraphrased, never quoted
     return facts
 
 

@@ -1,9 +1,17 @@
 """Ask a clarification question: which aspect should the recommender ask about next?
 
-Offline, the recommender asks about the aspect whose values best split its current top
-candidates (highest entropy of the value distribution): the answer to that question
-prunes the most of what it is currently unsure between. Aspects already asked are not
-asked again.
+Offline, the recommender asks about the aspect that best splits its current top
+candidates: the answer to that question prunes the most of what it is currently unsure
+between. Aspects are the catalog's attributes and, when a vocabulary mined from the
+reviews is given (`environments.search.aspects`), the aspects reviewers write about, so
+a catalog without attributes still gets questions ("What kind of smell do you like, for
+example light or fresh?"). An aspect's score is the (rank-weighted) share of candidates
+it says something about times the entropy of what it says about them: an attribute most
+items lack, or a mined aspect few reviews describe, helps little however varied its
+values, and what the best-ranked candidates say counts most.
+Aspects already asked are not asked again, nor one the seeker has already talked about
+(its name, or one of a mined aspect's terms, is in what the seeker said), nor a mined
+aspect that repeats an attribute.
 """
 
 from __future__ import annotations
@@ -17,7 +25,9 @@ from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep
 from agents.steps.text import display_name, pick, render_dialogue
-from environments.models import Item, Turn
+from environments.models import Item, Role, Turn
+from environments.search.aspect_text import tokens
+from environments.search.aspects import AspectVocabulary
 
 QUESTION_FORMS = (
     "What {aspect} are you looking for?",
@@ -25,7 +35,20 @@ QUESTION_FORMS = (
     "Which {aspect} would suit you best?",
     "How about the {aspect}: anything in particular?",
 )
+# Mined aspects are nouns reviewers use ("smell", "battery life", "servers"): no article.
+MINED_FORMS = (
+    "What matters to you about {aspect}?",
+    "How do you feel about {aspect}?",
+    "Any wishes regarding {aspect}?",
+    "What are you hoping for in terms of {aspect}?",
+)
+MINED_FORMS_WITH_VALUES = (
+    "What kind of {aspect} do you like, for example {first} or {second}?",
+    "Any preference on {aspect}? Say, {first} or {second}?",
+    "When it comes to {aspect}, are you after something {first}, {second}, or something else?",
+)
 OPEN_QUESTION = "Is there anything else that matters to you?"
+MISSING = "<none>"
 
 
 class ClarifyingQuestion(BaseModel):
@@ -41,21 +64,27 @@ class ClarifyInput:
     item_noun: str
     turn: int
     aspects: Sequence[str] = field(default_factory=tuple)
+    mined: AspectVocabulary | None = None
 
 
 def normalized_values(item: Item, aspect: str) -> tuple[str, ...]:
     """An item's values for an aspect, lower-cased; a missing aspect counts as one value."""
     value = item.attributes.get(aspect)
-    values = value if isinstance(value, list) else [value if value is not None else "<none>"]
+    values = value if isinstance(value, list) else [value if value is not None else MISSING]
     return tuple(str(v).lower() for v in values)
 
 
-def entropy_of(value_lists: Sequence[tuple[str, ...]]) -> float:
-    counts = Counter(v for values in value_lists for v in values)
+def entropy_of(value_lists: Sequence[tuple[str, ...]], weights: Sequence[float] | None = None) -> float:
+    """Shannon entropy (bits) of the values, each list counted with its weight (default 1)."""
+    counts: Counter[str] = Counter()
+    for position, values in enumerate(value_lists):
+        weight = 1.0 if weights is None else weights[position]
+        for value in values:
+            counts[value] += weight
     total = sum(counts.values())
-    if total == 0:
+    if total <= 0:
         return 0.0
-    return -sum((c / total) * math.log2(c / total) for c in counts.values())
+    return -sum((c / total) * math.log2(c / total) for c in counts.values() if c > 0)
 
 
 def value_entropy(candidates: Sequence[Item], aspect: str) -> float:
@@ -63,13 +92,54 @@ def value_entropy(candidates: Sequence[Item], aspect: str) -> float:
     return entropy_of([normalized_values(item, aspect) for item in candidates])
 
 
+def rank_weights(n: int, decay: float) -> list[float]:
+    """Weight of the candidate at each rank: 1 / rank**decay (0: all equal)."""
+    return [1.0 / (rank ** decay) for rank in range(1, n + 1)]
+
+
+def split_score(value_lists: Sequence[tuple[str, ...]], weights: Sequence[float] | None = None,
+                known: Sequence[float] | None = None) -> float:
+    """Expected share of candidates the answer speaks to, times the entropy of their values.
+
+    `weights` let the best-ranked candidates, the likelier targets, count more; `known`
+    is each candidate's chance that its value is known to someone who wants it (1 for a
+    present attribute; for a mined aspect, the chance its reviews mention it). Unknown
+    values (missing attribute, aspect not described) neither add information nor count
+    as a value of their own. With equal weights and every value known this is the plain
+    entropy of the values.
+    """
+    n = len(value_lists)
+    weights = list(weights) if weights is not None else [1.0] * n
+    known = list(known) if known is not None else [1.0] * n
+    mass = [w * k if values and values != (MISSING,) else 0.0
+            for w, k, values in zip(weights, known, value_lists)]
+    total = sum(weights)
+    if total <= 0 or sum(mass) <= 0:
+        return 0.0
+    return sum(mass) / total * entropy_of(value_lists, mass)
+
+
+def _talked_about(terms: Sequence[str], said: set[str]) -> bool:
+    """Whether the seeker already used one of these terms (every word of it)."""
+    return any(set(tokens(term)) <= said for term in terms if term)
+
+
+def repeats_attribute(mined: str, attributes: Sequence[str]) -> bool:
+    """Whether a mined aspect names an attribute ("prices" vs "price_range"): same word stem."""
+    words = {w.rstrip("s") for w in tokens(mined)}
+    return any(words & {w.rstrip("s") for w in tokens(display_name(a))} for a in attributes)
+
+
 class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
     name = "clarify_question"
     prompt_name = "clarify_question"
     output_model = ClarifyingQuestion
 
-    def __init__(self, llm: object | None = None, role: str = "recommender"):
+    def __init__(self, llm: object | None = None, role: str = "recommender", *, rank_decay: float = 0.5,
+                 reviews_read: int = 10):
         super().__init__(llm, role)
+        self.rank_decay = rank_decay  # candidate at rank r weighs 1 / r**rank_decay
+        self.reviews_read = reviews_read  # how many of an item's reviews a person is assumed to know
         # Items are immutable during a run; normalising their values once keeps this step
         # off the per-turn profile (it runs every turn over the top candidates).
         self._values: dict[tuple[str, str], tuple[str, ...]] = {}
@@ -83,29 +153,69 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
 
     def offline(self, inputs: ClarifyInput) -> ClarifyingQuestion:
         asked = {a for a in inputs.asked_aspects if a}
-        aspects = inputs.aspects or sorted({k for item in inputs.candidates for k in item.attributes})
-        best, best_entropy = None, 1e-9
-        for aspect in aspects:
-            if aspect in asked:
-                continue
-            entropy = entropy_of([self._values_of(item, aspect) for item in inputs.candidates])
-            if entropy > best_entropy:
-                best, best_entropy = aspect, entropy
+        said = set(tokens(" ".join(t.text for t in inputs.dialogue if t.role == Role.seeker)))
+        attributes = list(inputs.aspects) or sorted({k for item in inputs.candidates for k in item.attributes})
+        weights = rank_weights(len(inputs.candidates), self.rank_decay)
+        best, best_score, best_values = None, 1e-9, []
+        for aspect in attributes:
+            if aspect not in asked and not _talked_about([display_name(aspect)], said):
+                score = split_score([self._values_of(item, aspect) for item in inputs.candidates], weights)
+                if score > best_score:
+                    best, best_score, best_values = aspect, score, []
+        for name, values, known in self._mined_options(inputs, asked | set(attributes), attributes, said):
+            score = split_score(values, weights, known)
+            if score > best_score:
+                best, best_score, best_values = name, score, values
         if best is None:
             return ClarifyingQuestion(question=OPEN_QUESTION, aspect=None)
-        form = pick(QUESTION_FORMS, best, inputs.turn)
-        return ClarifyingQuestion(question=form.format(aspect=display_name(best)), aspect=best)
+        if best in attributes:
+            form = pick(QUESTION_FORMS, best, inputs.turn)
+            return ClarifyingQuestion(question=form.format(aspect=display_name(best)), aspect=best)
+        return ClarifyingQuestion(question=mined_question(best, best_values, inputs.turn), aspect=best)
+
+    def _mined_options(self, inputs: ClarifyInput, excluded: set[str], attributes: Sequence[str], said: set[str]
+                       ) -> list[tuple[str, list[tuple[str, ...]], list[float]]]:
+        """(aspect, candidates' values, chance each candidate's value is known) per askable mined aspect."""
+        mined = inputs.mined
+        if mined is None:
+            return []
+        options = []
+        for aspect in mined.aspects:
+            if aspect.name in excluded or repeats_attribute(aspect.name, attributes) \
+                    or _talked_about(aspect.terms, said):
+                continue
+            values = [mined.values_of(aspect.name, item.id) or () for item in inputs.candidates]
+            known = [mined.presence(aspect.name, item.id, self.reviews_read) for item in inputs.candidates]
+            options.append((aspect.name, values, known))
+        return options
 
     def prompt_variables(self, inputs: ClarifyInput) -> dict[str, object]:
+        mined = inputs.mined
         lines = []
+        mined_aspects = mined.aspects if mined is not None else []
         for item in inputs.candidates[:10]:
-            attrs = "; ".join(f"{display_name(k)}: {v if isinstance(v, str) else ', '.join(v)}"
-                              for k, v in item.attributes.items())
-            lines.append(f"- {item.title} ({attrs})")
+            facts = [f"{display_name(k)}: {v if isinstance(v, str) else ', '.join(v)}"
+                     for k, v in item.attributes.items()]
+            for aspect in mined_aspects:
+                values = mined.values_of(aspect.name, item.id) if mined is not None else None
+                if values:
+                    facts.append(f"{aspect.name}: {', '.join(values)} (from reviews)")
+            lines.append(f"- {item.title} ({'; '.join(facts[:12])})")
+        topics = [f"{a.name} (e.g. {', '.join(a.values[:3])})" if a.values else a.name for a in mined_aspects]
         return {
             "item_noun": inputs.item_noun,
             "dialogue": render_dialogue(inputs.dialogue),
             "candidates": "\n".join(lines) or "(none)",
             "asked_aspects": ", ".join(a for a in inputs.asked_aspects if a) or "(none)",
-            "aspects": ", ".join(inputs.aspects) or "(any)",
+            "aspects": ", ".join(inputs.aspects) or "(none)",
+            "review_aspects": "; ".join(topics) or "(none)",
         }
+
+
+def mined_question(aspect: str, values: Sequence[tuple[str, ...]], turn: int) -> str:
+    """A question about a mined aspect, offering the two values most candidates have when there are two."""
+    common = [v for v, _ in Counter(v for vs in values for v in vs).most_common(2)]
+    if len(common) == 2:
+        form = pick(MINED_FORMS_WITH_VALUES, aspect, turn)
+        return form.format(aspect=aspect, first=common[0], second=common[1])
+    return pick(MINED_FORMS, aspect, turn).format(aspect=aspect)

@@ -30,7 +30,9 @@ def test_profile_facts_cover_attributes_summary_and_own_review():
     facts = profile_facts(PROFILE, "Amazing tacos. Friendly staff.", 3)
     keys = [f.key for f in facts]
     assert "attr:cuisine=mexican" in keys and "attr:dietary_options=vegan" in keys
-    assert any(k.startswith("summary:") for k in keys) and any(k.startswith("own:") for k in keys)
+    review = [f.utterance.lower() for f in facts if f.key.startswith("review:")]  # own review, summary, reviews
+    assert any("salsa bar" in u for u in review)  # the own review's salsa bar, in the seeker's words
+    assert not any("i loved the salsa bar" in u for u in review)
 
 
 async def test_answers_what_is_asked_one_preference_at_a_time(hash_encoder):

@@ -26,3 +26,103 @@ async def test_multi_valued_attributes_count_each_value():
     items = [Item(id="a", title="a", attributes={"diet": ["vegan", "halal"]}),
              Item(id="b", title="b", attributes={"diet": ["vegan"]})]
     assert 0 < value_entropy(items, "diet") < 1.6
+
+
+# --- mined aspects -------------------------------------------------------------------------
+
+from agents.steps.clarify import split_score  # noqa: E402
+from environments.models import Role, Turn  # noqa: E402
+from environments.search.aspects import AspectVocabulary, MinedAspect  # noqa: E402
+
+
+def _vocabulary(items, values_by_aspect):
+    """A mined vocabulary over `items`: aspect -> item id -> values (absent: not mentioned)."""
+    return AspectVocabulary(
+        fingerprint="x",
+        aspects=[MinedAspect(name=a, terms=[a], n_items=len(v), values=sorted({x for vs in v.values() for x in vs}))
+                 for a, v in values_by_aspect.items()],
+        mentions={a: {i: 3 for i in v} for a, v in values_by_aspect.items()},
+        item_values={a: {i: list(vs) for i, vs in v.items()} for a, v in values_by_aspect.items()},
+        review_counts={item.id: 3 for item in items},
+    )
+
+
+def _bare(n):
+    return [Item(id=f"p{i}", title=f"p{i}") for i in range(n)]
+
+
+async def test_a_catalog_without_attributes_is_asked_about_mined_aspects():
+    items = _bare(6)
+    mined = _vocabulary(items, {
+        "smell": {"p0": ["lavender"], "p1": ["citrus"], "p2": ["lavender"], "p3": ["vanilla"], "p4": ["citrus"],
+                  "p5": ["vanilla"]},
+        "bottle": {i.id: ["plastic"] for i in items},  # every candidate the same: asks nothing
+    })
+    step = ClarifyStep()
+    out = await step.run(ClarifyInput([], items, [], "products", 1, (), mined))
+    assert out.aspect == "smell" and "smell" in out.question and "?" in out.question
+    assert any(v in out.question for v in ("lavender", "citrus", "vanilla"))  # offers two of the values
+    again = await step.run(ClarifyInput([], items, ["smell"], "products", 2, (), mined))
+    assert again.aspect is None  # "bottle" does not split them; never "smell" twice
+
+
+async def test_questions_vary_in_wording():
+    items = _bare(4)
+    questions = set()
+    for name in ("smell", "battery", "sound", "fit", "color", "weight"):
+        mined = _vocabulary(items, {name: {"p0": ["a"], "p1": ["b"], "p2": ["c"], "p3": ["a"]}})
+        for turn in (1, 2, 3):
+            out = await ClarifyStep().run(ClarifyInput([], items, [], "products", turn, (), mined))
+            questions.add(out.question.replace(name, "{}"))
+    assert len(questions) >= 3
+
+
+async def test_partial_attributes_and_mined_aspects_compete():
+    items = [Item(id=f"p{i}", title=f"p{i}", attributes={"cuisine": c} if c else {})
+             for i, c in enumerate(["thai", None, None, None, "greek", None])]
+    mined = _vocabulary(items, {"staff": {i.id: [v] for i, v in zip(items, ["friendly", "rude", "slow", "friendly",
+                                                                            "quick", "rude"])}})
+    out = await ClarifyStep().run(ClarifyInput([], items, [], "restaurants", 1, ("cuisine",), mined))
+    assert out.aspect == "staff"  # known for all six beats known for two
+    full = [Item(id=f"p{i}", title=f"p{i}", attributes={"cuisine": c}) for i, c in
+            enumerate(["thai", "greek", "thai", "mexican", "greek", "korean"])]
+    mined = _vocabulary(full, {"staff": {i.id: [v] for i, v in zip(full, ["friendly"] * 4 + ["rude"] * 2)}})
+    out = await ClarifyStep().run(ClarifyInput([], full, [], "restaurants", 1, ("cuisine",), mined))
+    assert out.aspect == "cuisine" and "cuisine" in out.question  # four cuisines split them better
+
+
+async def test_skips_what_the_seeker_already_said_and_mined_twins_of_attributes():
+    items = [Item(id=f"p{i}", title=f"p{i}", attributes={"price_range": p})
+             for i, p in enumerate(["cheap", "moderate", "cheap", "expensive"])]
+    mined = _vocabulary(items, {
+        "prices": {i.id: [v] for i, v in zip(items, ["fair", "steep", "fair", "low"])},
+        "patio": {i.id: [v] for i, v in zip(items, ["sunny", "shady", "heated", "sunny"])},
+    })
+    said = [Turn(index=0, role=Role.recommender, text="Hello?"),
+            Turn(index=1, role=Role.seeker, text="Something cheap, with a nice patio.")]
+    out = await ClarifyStep().run(ClarifyInput(said, items, [], "restaurants", 1, ("price_range",), mined))
+    assert out.aspect == "price_range"  # "patio" was already talked about
+    out = await ClarifyStep().run(ClarifyInput(said, items, ["price_range"], "restaurants", 2, ("price_range",),
+                                               mined))
+    assert out.aspect is None  # "prices" repeats the attribute "price_range"
+
+
+def test_split_score_weights_rank_and_knowledge():
+    values = [("a",), ("b",), ("a",), ("b",)]
+    assert split_score(values) == 1.0  # plain entropy when all is known and equal
+    assert split_score(values, known=[1, 1, 0, 0]) == 0.5  # half of them speak to it
+    top_heavy = split_score([("a",), ("a",), ("b",), ("c",)], weights=[1, 1, 0.01, 0.01])
+    assert top_heavy < split_score([("a",), ("a",), ("b",), ("c",)])  # the best-ranked agree: little to learn
+    assert split_score([(), ()]) == 0.0
+
+
+def test_prompt_lists_review_aspects_for_the_llm():
+    items = _bare(2)
+    mined = _vocabulary(items, {"smell": {"p0": ["lavender"], "p1": ["citrus"]}})
+    variables = ClarifyStep().prompt_variables(ClarifyInput([], items, [], "products", 1, (), mined))
+    assert "smell (e.g. citrus, lavender)" in variables["review_aspects"]
+    assert "smell: lavender (from reviews)" in variables["candidates"]
+    from agents.prompts import load_prompt
+
+    rendered = load_prompt("clarify_question").render(**variables)  # every placeholder is filled
+    assert any("Topics reviewers write about: smell" in text for _, text in rendered)

@@ -1,0 +1,165 @@
+"""What a target-biased seeker can say about its target from the target's reviews, in its own words.
+
+On a catalog without attributes the reviews are all a seeker knows about its target.
+Quoting them ("Something like this would be perfect: <review sentence>") hands a
+lexical recommender the answer (the sentence sits in the catalog) and sounds like nobody.
+A person who read those reviews would say what they want: "I'd love something with a
+light, fresh smell." So each fact here is one aspect the reviews describe (found the
+way the aspect miner finds them, `environments.search.aspect_text`), the words the
+reviews use to describe it, and a user's sentence built around them from our own
+templates. Only plain statements count: a mention near a negation, complaint, hedge,
+comparison or contrast is skipped, since it may not say what it seems to ("I wish the
+scent lasted"). Aspects most reviews agree on come first.
+
+Deterministic, offline, once per episode. An utterance never contains a sentence of the
+reviews it came from (checked, not assumed).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from agents.steps.seeker_answer import Fact
+from agents.steps.text import pick
+from environments.search.aspect_text import (
+    SENSE_VERBS, Mention, find_mentions, is_content, sentences, term_index, tokens,
+)
+from environments.search.aspects import AspectVocabulary, MinerSettings, WordStats
+
+# Descriptors that came before the term, in the reviews' order: "light floral scent", but
+# also "sensitive teeth" (what it is for), so the wording does not say which.
+MODIFIER_FORMS = (
+    "For me it's about {desc} {term}.",
+    "{Desc} {term} {be} a big thing for me.",
+    "Mostly I care about {desc} {term}.",
+    "{Desc} {term} matter{s} most to me.",
+)
+# Descriptors that came after a copula ("the scent is light and fresh"). None of these
+# has the review's own "the X is Y" shape, which a short review sentence could be.
+PREDICATE_FORMS = (
+    "I'd like the {term} to be {desc}.",
+    "I want {term} that {be} {desc}.",
+    "{Desc} {term} would be perfect.",
+    "Ideally the {term} would be {desc}.",
+)
+PLAIN_FORMS = (
+    "The {term} matters a lot to me.",
+    "I care about the {term}.",
+)
+# Aspect words in a handful of reviews: once in a noun position is enough, if the word
+# mostly stands there and never takes an object.
+LOCAL_TERMS = MinerSettings(min_head_count=1, min_head_share=0.3, max_terms=60)
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(slots=True)
+class _Aspect:
+    reviews: set[int]
+    mentions: list[tuple[Mention, Sequence[str]]]
+    first: int
+
+
+def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Mapping[str, str] | None = None,
+                       limit: int = 12) -> list[Fact]:
+    """Up to `limit` facts, one aspect each, the aspects most reviews describe first.
+
+    `aspects` maps surface terms to aspect names (a mined vocabulary, or a plain
+    mapping); without it the terms are found in `reviews` themselves.
+    """
+    review_sentences = [[tokens(s) for s in sentences(text)] for text in reviews if text]
+    if isinstance(aspects, AspectVocabulary):
+        terms = aspects.terms()
+    elif aspects is not None:
+        terms = dict(aspects)
+    else:
+        terms = local_terms(review_sentences)
+    found = _mentions_by_aspect(review_sentences, terms)
+    quoted = [_normal(s) for text in reviews for s in sentences(text) if len(s.split()) >= 3]
+    facts: list[Fact] = []
+    for aspect, entry in sorted(found.items(), key=lambda kv: (-len(kv[1].reviews), kv[1].first)):
+        mention, context = _best_mention(entry.mentions)
+        if not mention.values and (aspects is None or len(entry.reviews) < 2):
+            continue  # a bare noun says little unless reviewers keep naming a known aspect
+        fact = _fact(aspect, mention, context, quoted)
+        if fact is not None:
+            facts.append(fact)
+    return facts[:limit]
+
+
+def local_terms(review_sentences: Sequence[Sequence[Sequence[str]]]) -> dict[str, str]:
+    """Aspect terms of a handful of reviews, each mapped to an aspect: terms sharing a word
+    are one aspect named by the shortest ("battery", "battery life" -> "battery")."""
+    stats = WordStats.count(words for review in review_sentences for words in review)
+    senses = {SENSE_VERBS[w] for w in stats.total if w in SENSE_VERBS}  # "smells great": the smell
+    terms = sorted(set(stats.candidate_terms(LOCAL_TERMS)) | senses, key=lambda t: (len(t.split()), t))
+    names: dict[str, str] = {}
+    for term in terms:
+        words = set(term.split())
+        names[term] = next((names[t] for t in names if words & set(t.split())), term)
+    return names
+
+
+def _mentions_by_aspect(review_sentences: Sequence[Sequence[Sequence[str]]],
+                        terms: Mapping[str, str]) -> dict[str, _Aspect]:
+    """Plain (not doubtful) mentions per aspect, each with its sentence's words."""
+    found: dict[str, _Aspect] = {}
+    order = 0
+    index = term_index(terms)
+    for number, review in enumerate(review_sentences):
+        for words in review:
+            for mention in find_mentions(words, index):
+                order += 1
+                if not mention.doubtful:
+                    entry = found.setdefault(mention.aspect, _Aspect(set(), [], order))
+                    entry.reviews.add(number)
+                    entry.mentions.append((mention, words))
+    return found
+
+
+def _best_mention(mentions: Sequence[tuple[Mention, Sequence[str]]]) -> tuple[Mention, Sequence[str]]:
+    """The described mention whose words most of the others share (what reviewers agree on)."""
+    support = Counter(w for m, _ in mentions for w in set(m.modifiers + m.predicates))
+
+    def agreement(pair: tuple[Mention, Sequence[str]]) -> tuple[bool, float]:
+        words = pair[0].modifiers + pair[0].predicates
+        return (not pair[0].values, -sum(support[w] for w in words) / max(1, len(words)))
+
+    return min(mentions, key=agreement)  # min() keeps the first of equals: deterministic
+
+
+def _fact(aspect: str, mention: Mention, context: Sequence[str], quoted: Sequence[str]) -> Fact | None:
+    """The fact for one mention, worded by the first form (in a stable per-fact order) that
+    quotes no review sentence; None if every form would."""
+    term, modifiers, predicates = mention.term, " ".join(mention.modifiers), mention.predicates
+    if predicates:
+        forms, desc, named = PREDICATE_FORMS, " and ".join(predicates), f"{modifiers} {term}".strip()
+    elif modifiers:
+        forms, desc, named = MODIFIER_FORMS, modifiers, term
+    else:
+        forms, desc, named = PLAIN_FORMS, "", term
+    first = forms.index(pick(forms, aspect, desc))
+    fills = {"term": named, "desc": desc, "Desc": desc[:1].upper() + desc[1:], "be": _be(term),
+             "s": "s" if _be(term) == "is" else ""}
+    utterance = next((u for u in (f.format(**fills) for f in forms[first:] + forms[:first])
+                      if not any(q in _normal(u) for q in quoted)), None)
+    if utterance is None:
+        return None
+    said = " ".join(dict.fromkeys(w for w in context if is_content(w)))
+    # What it is matched on: the aspect, how it is described, and the other content words
+    # of its sentence (a bag of words, never the sentence), so a question about "sound"
+    # finds "the mids are clean" said in a sentence about how vocals sound.
+    match_text = f"{aspect}: {' '.join((modifiers, term, *predicates)).strip()} ({said})"
+    return Fact(f"review:{aspect}={'+'.join(mention.values) or term}", match_text, utterance, aspect)
+
+
+def _be(term: str) -> str:
+    last = term.split()[-1]
+    return "are" if last.endswith("s") and not last.endswith(("ss", "us", "is")) else "is"
+
+
+def _normal(text: str) -> str:
+    """Lower-case words separated by single spaces, for the verbatim check."""
+    return " " + _NON_WORD.sub(" ", text.lower()).strip() + " "

@@ -1,0 +1,98 @@
+"""Review facts: what the seeker can say about its target from reviews, in its own words."""
+
+from __future__ import annotations
+
+import re
+
+from agents.steps.review_facts import facts_from_reviews
+from environments.search.aspect_text import sentences
+
+REVIEWS = (
+    "The ear cushions are soft and plush. Arrived two days early.",
+    "Battery life is long enough for two flights. The ear cushions are soft.",
+    "Plush memory foam cushions, very comfy. I wish the battery lasted longer.",
+    "The bass is deep and punchy. The headband is not comfortable.",
+    "Deep bass, great for the gym. The red color is bold.",
+)
+
+
+def _normal(text: str) -> str:
+    return " " + re.sub(r"[^a-z0-9]+", " ", text.lower()).strip() + " "
+
+
+def test_facts_paraphrase_and_never_quote_a_review_sentence():
+    facts = facts_from_reviews(REVIEWS)
+    quoted = [_normal(s) for review in REVIEWS for s in sentences(review) if len(s.split()) >= 3]
+    assert len(facts) >= 4
+    for fact in facts:
+        assert not any(q in _normal(fact.utterance) for q in quoted), fact.utterance
+        assert fact.aspect and fact.key.startswith(f"review:{fact.aspect}=")
+    assert len({f.aspect for f in facts}) == len(facts)  # one aspect per fact, one fact per aspect
+    said = " ".join(f.utterance.lower() for f in facts)
+    assert "soft" in said and "deep bass" in said and "long" in said  # what most of them say, kept
+    # the cushions (three reviews) come before the colour (one review)
+    aspects = [f.aspect for f in facts]
+    assert aspects.index("cushions") < aspects.index("color")
+
+
+def test_doubtful_mentions_are_not_wishes():
+    said = " ".join(f.utterance.lower() for f in facts_from_reviews(REVIEWS))
+    assert "comfortable" not in said  # "not comfortable"
+    assert "longer" not in said  # "I wish the battery lasted longer"
+    only_doubt = facts_from_reviews(["The strap is not comfortable. I wish the battery lasted longer."])
+    assert only_doubt == []
+
+
+def test_a_vocabulary_names_the_aspects():
+    facts = facts_from_reviews(["The lavender scent is lovely.", "It smells fresh and clean."],
+                               aspects={"scent": "smell", "smell": "smell", "fragrance": "smell"})
+    assert [f.aspect for f in facts] == ["smell"]  # both reviews, one aspect
+    assert facts[0].match_text.startswith("smell:")
+
+
+def test_a_sentence_with_the_template_shape_is_still_not_quoted():
+    # "The ear cushions are soft and plush." is what "Ideally the X is Y" would say: another wording is used
+    facts = facts_from_reviews(["The ear cushions are soft and plush."] * 3)
+    assert len(facts) == 1
+    assert "the ear cushions are soft and plush" not in _normal(facts[0].utterance)
+
+
+def test_deterministic_and_limited():
+    first = facts_from_reviews(REVIEWS, limit=3)
+    assert first == facts_from_reviews(REVIEWS, limit=3) and len(first) == 3
+    assert facts_from_reviews([]) == [] and facts_from_reviews(["Great!", ""]) == []
+
+
+def _agreement(domain: str) -> tuple[int, int]:
+    """(agreeing, traced) facts over a small world's items: a fact agrees when every review
+    sentence it could come from is labelled positive about a value the item truly has."""
+    from environments.search.aspect_text import tokens
+    from environments.worlds import generate_world
+
+    world = generate_world(domain, n_items=120, n_users=150, seed=1)
+    labels = {truth.review_id: truth.sentences for truth in world.reviews}
+    agree = traced = 0
+    for item in world.catalog.items:
+        positive = sorted((r for r in world.catalog.reviews_by_item.get(item.id, []) if r.rating >= 4),
+                          key=lambda r: (-r.rating, -r.helpful_votes, r.id))[:10]
+        sources = [s for r in positive for s in labels[r.id]]
+        for fact in facts_from_reviews([r.text for r in positive]):
+            words = set(fact.match_text.split(":", 1)[1].split("(")[0].split())
+            candidates = [s for s in sources if words <= set(tokens(s.text))]
+            if not candidates:
+                continue  # said through a sense verb ("smells"): no sentence has the noun
+            traced += 1
+            agree += all(s.polarity == 1 and s.aspect and s.value in _values(item.attributes.get(s.aspect))
+                         for s in candidates)
+    return agree, traced
+
+
+def _values(value: str | list[str] | None) -> list[str]:
+    return [value] if isinstance(value, str) else list(value or [])
+
+
+def test_facts_agree_with_the_latent_truth_of_a_world():
+    for domain in ("restaurant", "movie"):
+        agree, traced = _agreement(domain)
+        assert traced >= 300, domain
+        assert agree / traced >= 0.9, (domain, agree, traced)

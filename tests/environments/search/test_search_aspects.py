@@ -1,0 +1,114 @@
+"""Aspects mined from reviews: what counts as an aspect, its values per item, grouping, the cache."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from environments.catalog import Catalog
+from environments.models import CatalogManifest, Item, Review
+from environments.search import aspects as aspects_module
+from environments.search.aspect_text import find_mentions, noun_positions, sentences, term_index, tokens
+from environments.search.aspects import AspectVocabulary, MinerSettings, group_terms, mine_aspects
+
+SCENTS = ["lavender", "citrus", "vanilla"]
+
+
+def _catalog() -> Catalog:
+    """Twelve soaps whose reviews talk about scent, lather and the bottle, plus chatter."""
+    items, reviews = [], []
+    for i in range(12):
+        scent = SCENTS[i % 3]
+        items.append(Item(id=f"s{i:02d}", title=f"Soap {i}"))
+        texts = [f"The {scent} scent is lovely. My wife uses it every day.",
+                 f"Great {scent} scent and the lather is rich. Arrived quickly.",
+                 "The bottle is sturdy. I bought it for my sister." if i % 2 else "The lather is thin.",
+                 "The scent is not strong, I wish it lasted." if i == 0 else "Works fine."]
+        reviews += [Review(id=f"r{i}-{j}", item_id=f"s{i:02d}", user_id=f"u{j}", rating=5.0, text=t)
+                    for j, t in enumerate(texts)]
+    return Catalog(CatalogManifest(name="soaps", item_noun="products"), items, reviews)
+
+
+def test_sentences_tokens_and_noun_positions():
+    assert sentences("Works as advertised.I did not expect that! Ok") == ["Works as advertised.",
+                                                                          "I did not expect that!"]
+    words = tokens("The lavender scent is light, the bottle is sturdy")
+    assert "," in words  # clause punctuation is kept: phrases never run across it
+    heads = {words[head] for _, head in noun_positions(words)}
+    assert {"scent", "bottle"} <= heads and "lavender" not in heads
+    verbish = tokens("The mic picks up my voice")
+    assert [verbish[h] for _, h in noun_positions(verbish)] == ["mic", "voice"]  # "picks" takes an object
+
+
+def test_mentions_keep_descriptors_and_doubt():
+    index = term_index({"scent": "scent", "smell": "smell", "battery life": "battery"})
+    plain = find_mentions(tokens("The ear cushions are fine and the lavender scent is light and fresh"), index)
+    assert [(m.term, m.predicates, m.doubtful) for m in plain] == [("scent", ("light", "fresh"), False)]
+    assert plain[0].modifiers == ("lavender",)
+    assert find_mentions(tokens("Battery life is rock solid"), index)[0].values == ("rock solid",)
+    assert find_mentions(tokens("I wish the scent lasted longer"), index)[0].doubtful
+    assert find_mentions(tokens("The scent is not strong"), index)[0].doubtful
+    assert find_mentions(tokens("It is quieter than the scent of roses"), index)[0].doubtful
+    sense = find_mentions(tokens("It smells fresh"), index)
+    assert [(m.aspect, m.values) for m in sense] == [("smell", ("fresh",))]  # a sense verb stands for its noun
+    assert find_mentions(tokens("It smells like roses"), index) == []
+
+
+def test_mined_aspects_values_and_mentions():
+    catalog = _catalog()
+    vocabulary = mine_aspects(catalog, persist=False)
+    names = vocabulary.names
+    assert {"scent", "lather", "bottle"} <= set(names)
+    assert not {"wife", "sister", "uses", "products"} & set(names)  # people, verbs, the item noun
+    scent = vocabulary.aspect("scent")
+    assert scent is not None and set(SCENTS) <= set(scent.values) and scent.n_items == 12
+    for i, item in enumerate(catalog.items):
+        assert vocabulary.values_of("scent", item.id)[0] == SCENTS[i % 3]
+    # "not strong" sits next to a negation: never a value
+    assert "strong" not in scent.values and "strong" not in vocabulary.values_of("scent", "s00")
+    assert vocabulary.values_of("bottle", "s00") is None and vocabulary.values_of("bottle", "s01") == ("sturdy",)
+    assert vocabulary.mentions["scent"]["s03"] == 2 and vocabulary.review_counts["s03"] == 4
+    assert vocabulary.presence("scent", "s03", 10) > 0.99 and vocabulary.presence("bottle", "s00", 10) == 0.0
+    assert 0 < vocabulary.presence("bottle", "s01", 1) < 0.5
+
+
+class _TableEncoder:
+    """Vectors from a table: "smell" and "scent" point the same way, everything else apart."""
+
+    model_id = "table"
+
+    def encode(self, texts):
+        axis = {"smell": 0, "scent": 0, "aroma": 0}
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        for row, text in enumerate(texts):
+            out[row, axis.get(text, 1 + row % 63)] = 1.0
+        return out
+
+
+def test_terms_group_by_stem_and_by_meaning():
+    coverage = {"smell": 9, "smells": 2, "scent": 5, "aroma": 1, "bottle": 4}
+    assert group_terms(list(coverage), coverage, None, 0.6) == [["smell", "smells"], ["scent"], ["bottle"], ["aroma"]]
+    grouped = group_terms(list(coverage), coverage, _TableEncoder(), 0.6)
+    assert grouped[0] == ["smell", "scent", "smells", "aroma"] and ["bottle"] in grouped
+
+
+def test_cached_per_catalog_view(tmp_path, monkeypatch):
+    catalog = _catalog()
+    first = mine_aspects(catalog, cache_dir=tmp_path)
+    assert len(list((tmp_path / "aspects").glob("*.json"))) == 1
+
+    def fail(*args, **kwargs):
+        raise AssertionError("mined again")
+
+    monkeypatch.setattr(aspects_module, "_mine", fail)
+    assert mine_aspects(catalog, cache_dir=tmp_path) == first  # loaded, not mined
+    with pytest.raises(AssertionError, match="mined again"):
+        mine_aspects(catalog.without(reviews=["r0-0"]), cache_dir=tmp_path)  # a view has its own entry
+    with pytest.raises(AssertionError, match="mined again"):
+        mine_aspects(catalog, cache_dir=tmp_path, settings=MinerSettings(max_aspects=3))
+    assert AspectVocabulary.model_validate_json(first.model_dump_json()) == first
+
+
+def test_mining_is_deterministic():
+    catalog = _catalog()
+    assert mine_aspects(catalog, persist=False).model_dump_json() == mine_aspects(catalog, persist=False).model_dump_json()
