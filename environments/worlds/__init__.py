@@ -2,12 +2,12 @@
 
 `load_world("restaurant")` returns a cached `Catalog` generated from a seed; the latent
 truth behind it (user likes/dislikes, labelled review sentences) is read with
-`load_truth(catalog.path)`. See `generator.py` for how the data are made.
+`load_truth(catalog.path)`, each item's true attributes with `load_item_truth(catalog.path)`. See `generator.py` for how the data are made.
 """
 
-from environments.worlds.cache import load_truth, load_world, world_dir
+from environments.worlds.cache import load_item_truth, load_truth, load_world, world_dir
 from environments.worlds.generator import GENERATOR_VERSION, World, generate_world
 from environments.worlds.registry import DOMAINS, get_domain
 
-__all__ = ["DOMAINS", "GENERATOR_VERSION", "World", "generate_world", "get_domain", "load_truth", "load_world",
-           "world_dir"]
+__all__ = ["DOMAINS", "GENERATOR_VERSION", "World", "generate_world", "get_domain", "load_item_truth", "load_truth",
+           "load_world", "world_dir"]

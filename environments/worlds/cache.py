@@ -15,22 +15,23 @@ from environments.catalog.store import Catalog
 from environments.search.cache import cache_dir_for, write_dir_atomic
 from environments.worlds.generator import GENERATOR_VERSION, TRUTH_DIR, generate_world
 from environments.worlds.registry import get_domain
-from environments.worlds.truth import ReviewTruth, UserTruth
+from environments.worlds.truth import ItemTruth, ReviewTruth, UserTruth
 
 
 def world_dir(
     domain: str, *, n_items: int = 3000, n_users: int = 1200, min_reviews_per_item: int = 10, seed: int = 0,
-    cache_dir: Path | str | None = None,
+    attribute_visibility: str = "partial", cache_dir: Path | str | None = None,
 ) -> Path:
     """Where the world with these arguments is (or would be) cached."""
     get_domain(domain)
-    name = f"{domain}-i{n_items}-u{n_users}-r{min_reviews_per_item}-s{seed}-v{GENERATOR_VERSION}"
+    name = (f"{domain}-i{n_items}-u{n_users}-r{min_reviews_per_item}-s{seed}-{attribute_visibility}"
+            f"-v{GENERATOR_VERSION}")
     return cache_dir_for("worlds", cache_dir) / name
 
 
 def load_world(
     domain: str, *, n_items: int = 3000, n_users: int = 1200, min_reviews_per_item: int = 10, seed: int = 0,
-    cache_dir: Path | str | None = None,
+    attribute_visibility: str = "partial", cache_dir: Path | str | None = None,
 ) -> Catalog:
     """The world's catalog, generated and cached on first use.
 
@@ -38,11 +39,11 @@ def load_world(
     `path` is the world directory; pass it to `load_truth` for the latent truth.
     """
     path = world_dir(domain, n_items=n_items, n_users=n_users, min_reviews_per_item=min_reviews_per_item,
-                     seed=seed, cache_dir=cache_dir)
+                     seed=seed, attribute_visibility=attribute_visibility, cache_dir=cache_dir)
     if not path.is_dir():
         def write(tmp: Path) -> None:
             generate_world(domain, n_items=n_items, n_users=n_users, min_reviews_per_item=min_reviews_per_item,
-                           seed=seed).save(tmp)
+                           seed=seed, attribute_visibility=attribute_visibility).save(tmp)
 
         write_dir_atomic(path, write)
     return Catalog.load(path)
@@ -52,3 +53,10 @@ def load_truth(world_dir: Path | str) -> tuple[list[UserTruth], list[ReviewTruth
     """Latent user preferences and labelled review sentences of a saved world."""
     truth = Path(world_dir).expanduser() / TRUTH_DIR
     return read_jsonl(truth / "users.jsonl", UserTruth), read_jsonl(truth / "reviews.jsonl", ReviewTruth)
+
+
+def load_item_truth(world_dir: Path | str) -> dict[str, ItemTruth]:
+    """Each item's true attributes, shown attributes, cluster and signatures, by item id;
+    empty for a directory that is not a world (a real catalog has no truth)."""
+    path = Path(world_dir).expanduser() / TRUTH_DIR / "items.jsonl"
+    return {row.item_id: row for row in read_jsonl(path, ItemTruth)} if path.is_file() else {}

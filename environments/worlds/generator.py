@@ -1,13 +1,23 @@
 """Seeded generation of a synthetic world: items, users, ratings and labelled reviews.
 
 The world is built so that its data carry signal a recommender can find and a simulator
-can check: users have latent likes and dislikes over aspect values, visit mostly (not
-only) places that suit them, rate by how many liked and disliked values an item has, and
-write reviews whose sentences talk about the item's actual values with the matching
-polarity. Every step draws from its own named random stream, so changing, say, the
-review wording does not reshuffle who reviewed what, and the same arguments always give
-byte-identical files. Popularity stays latent (only visible through review counts), so
-no recommender can read it off an item.
+can check, without handing it over: users have latent likes and dislikes over aspect
+values, visit mostly (not only) places that suit them, rate by how many liked and
+disliked values an item has, and write reviews about the item's actual values.
+
+What makes it hard, as on Yelp or Amazon (see `noise.py` for the sentences):
+- the catalog shows only part of each item's attributes, some of them wrong
+  (`attribute_visibility`: full, partial or none), so reviews are the main evidence;
+- items come in clusters of near-duplicates that share most values and differ in
+  signature facts (a dish, a scene) only a few reviews mention;
+- reviews compare with other places, name values the item lacks, hedge, praise in
+  words any value fits, and sometimes disagree with their stars.
+
+Every property is labelled under `truth/` (items, users, reviews). Every step draws from
+its own named random stream, so changing, say, the review wording does not reshuffle who
+reviewed what, and the same arguments always give byte-identical files. Popularity stays
+latent (only visible through review counts). Review ids are opaque (a seeded
+permutation): consecutive ids per item would show which items lost a withheld review.
 """
 
 from __future__ import annotations
@@ -19,17 +29,23 @@ from pathlib import Path
 
 import numpy as np
 
+from environments.catalog.interactions import INTERACTIONS, Interaction
 from environments.catalog.jsonl import write_jsonl
 from environments.catalog.store import Catalog
 from environments.models import CatalogManifest, Item, Review, SeenItem, UserProfile
 from environments.worlds.domain import AspectSpec, DomainSpec
+from environments.worlds.noise import (
+    comparison_sentence, generic_sentence, hedge_sentence, lacking_sentence, signature_sentence,
+)
 from environments.worlds.registry import get_domain
+from environments.worlds.signatures import SIGNATURES
 from environments.worlds.text import aspect_sentence, chatter_sentences, describe, make_titles
-from environments.worlds.truth import ReviewTruth, SentenceLabel, UserTruth
+from environments.worlds.truth import ItemTruth, ReviewTruth, SentenceLabel, UserTruth
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 MIN_REVIEWS_PER_USER = 10
 TRUTH_DIR = "truth"
+VISIBILITY = ("full", "partial", "none")
 
 _ZIPF_EXPONENT = 0.8  # long tail of item popularity
 _EXTRA_REVIEW_SHARE = 0.5  # mean reviews per item = min_reviews_per_item * (1 + share)
@@ -37,6 +53,15 @@ _AFFINITY_BIAS = 0.8  # how strongly users seek out items that suit them
 _RATING_BASE, _RATING_SLOPE, _RATING_NOISE = 2.5, 1.0, 0.6  # stars = base + slope * affinity + noise
 _EPOCH = 1_420_070_400  # 2015-01-01 UTC; reviews spread over the following eight years
 _SPAN = 8 * 365 * 86_400
+_CLUSTER_GROWS = 0.6  # chance the next item is a near-duplicate of the current cluster (mean size 2.5)
+_MAX_CLUSTER = 5
+_SHOWN_SHARE = 0.5  # partial visibility: chance the catalog shows an aspect at all
+_WRONG_SHARE = 0.1  # ... and that a shown single value is wrong
+_SIGNATURE_SHARE = 0.25  # chance a review mentions one of its item's signatures
+_LACKING_SHARE = 0.35  # chance a review names a value its item lacks
+_FLIP_SHARE = 0.15  # chance an incidental mention disagrees with the stars
+# How an aspect mention is worded: generic, hedged, compared with another value, else plain.
+_GENERIC, _HEDGE, _COMPARISON = 0.15, 0.1, 0.15
 
 Feature = tuple[str, str]  # (aspect, value)
 
@@ -48,18 +73,24 @@ class World:
     catalog: Catalog
     users: list[UserTruth]
     reviews: list[ReviewTruth]
+    items: list[ItemTruth]
 
     def save(self, directory: Path) -> Path:
-        """Write the catalog files and `truth/users.jsonl`, `truth/reviews.jsonl`."""
+        """Write the catalog files, `interactions.jsonl` and `truth/{users,reviews,items}.jsonl`."""
         directory = Path(directory)
         self.catalog.save(directory)
+        write_jsonl(directory / INTERACTIONS, [
+            Interaction(user_id=r.user_id, item_id=r.item_id, value=r.rating, source="world")
+            for r in self.catalog.reviews])
         write_jsonl(directory / TRUTH_DIR / "users.jsonl", self.users)
         write_jsonl(directory / TRUTH_DIR / "reviews.jsonl", self.reviews)
+        write_jsonl(directory / TRUTH_DIR / "items.jsonl", self.items)
         return directory
 
 
 def generate_world(
-    domain: str, *, n_items: int = 3000, n_users: int = 1200, min_reviews_per_item: int = 10, seed: int = 0
+    domain: str, *, n_items: int = 3000, n_users: int = 1200, min_reviews_per_item: int = 10, seed: int = 0,
+    attribute_visibility: str = "partial",
 ) -> World:
     """Generate a world for `domain` ('restaurant' or 'movie'); deterministic in its arguments."""
     spec = get_domain(domain)
@@ -67,19 +98,22 @@ def generate_world(
         raise ValueError("n_items and n_users must be >= 1 and min_reviews_per_item >= 0")
     if min_reviews_per_item > n_users:
         raise ValueError(f"min_reviews_per_item={min_reviews_per_item} needs at least that many users")
+    if attribute_visibility not in VISIBILITY:
+        raise ValueError(f"attribute_visibility={attribute_visibility!r}; expected one of {', '.join(VISIBILITY)}")
 
-    item_rnd, user_rnd, text_rnd = (random.Random(f"crsim-world-{seed}-{stream}")
-                                    for stream in ("items", "users", "text"))
+    item_rnd, user_rnd, text_rnd, shown_rnd = (random.Random(f"crsim-world-{seed}-{stream}")
+                                               for stream in ("items", "users", "text", "shown"))
     rng = np.random.default_rng([seed, GENERATOR_VERSION])
 
-    attributes = [_sample_attributes(spec, item_rnd) for _ in range(n_items)]
+    attributes, clusters, signatures = _clustered_items(spec, n_items, item_rnd)
+    shown = [_shown_attributes(spec, attrs, attribute_visibility, shown_rnd) for attrs in attributes]
     titles = make_titles(spec, n_items, item_rnd)
     items = [
         Item(
             id=f"{spec.name[0]}{i + 1:05d}",
             title=titles[i],
             category=spec.category,
-            attributes=attributes[i],
+            attributes=shown[i],
             description=describe(spec, titles[i], attributes[i], item_rnd),
         )
         for i in range(n_items)
@@ -89,7 +123,7 @@ def generate_world(
 
     item_features = [_features(attrs) for attrs in attributes]
     affinity = _affinity(spec, item_features, preferences)
-    reviewed = _assign_reviewers(affinity, min_reviews_per_item, rng)
+    reviewed, popularity = _assign_reviewers(affinity, min_reviews_per_item, rng)
     pair_items, pair_users = np.nonzero(reviewed)  # row-major: grouped by item, users ascending
     n_reviews = len(pair_items)
     quality = rng.normal(0.0, 0.3, n_items)
@@ -99,6 +133,7 @@ def generate_world(
     ratings = np.clip(np.rint(raw + rng.normal(0.0, _RATING_NOISE, n_reviews)), 1, 5).astype(int)
     timestamps = rng.integers(_EPOCH, _EPOCH + _SPAN, n_reviews)
     votes = rng.geometric(0.55, n_reviews) - 1
+    review_numbers = rng.permutation(n_reviews) + 1
 
     reviews: list[Review] = []
     review_truth: list[ReviewTruth] = []
@@ -106,8 +141,9 @@ def generate_world(
     for k in range(n_reviews):
         i, u = int(pair_items[k]), int(pair_users[k])
         rating = int(ratings[k])
-        sentences = _review_sentences(spec, attributes[i], item_features[i], preferences[u], rating, text_rnd)
-        review_id = f"rv{k + 1:06d}"
+        sentences = _review_sentences(spec, attributes[i], item_features[i], signatures[i], preferences[u],
+                                      rating, text_rnd)
+        review_id = f"rv{int(review_numbers[k]):06d}"
         reviews.append(
             Review(
                 id=review_id, item_id=items[i].id, user_id=user_ids[u], rating=float(rating),
@@ -119,6 +155,9 @@ def generate_world(
             ReviewTruth(review_id=review_id, item_id=items[i].id, user_id=user_ids[u], sentences=sentences)
         )
         history[u].append((int(timestamps[k]), review_id, items[i].id, float(rating)))
+    order = sorted(range(n_reviews), key=lambda k: reviews[k].id)
+    reviews = [reviews[k] for k in order]
+    review_truth = [review_truth[k] for k in order]
 
     users = [
         UserProfile(
@@ -139,10 +178,71 @@ def generate_world(
             "n_users": n_users,
             "min_reviews_per_item": min_reviews_per_item,
             "seed": seed,
+            "attribute_visibility": attribute_visibility,
         },
     )
     truth = [_user_truth(spec, user_ids[u], preferences[u]) for u in range(n_users)]
-    return World(catalog=Catalog(manifest, items, reviews, users), users=truth, reviews=review_truth)
+    item_truth = [
+        ItemTruth(item_id=items[i].id, attributes=attributes[i], shown=shown[i], cluster=clusters[i],
+                  signatures=signatures[i], popularity=round(float(popularity[i]), 8))
+        for i in range(n_items)
+    ]
+    return World(catalog=Catalog(manifest, items, reviews, users), users=truth, reviews=review_truth,
+                 items=item_truth)
+
+
+def _clustered_items(
+    spec: DomainSpec, n_items: int, rnd: random.Random
+) -> tuple[list[dict[str, str | list[str]]], list[int], list[list[str]]]:
+    """Attributes, cluster ids and signatures of `n_items` items, in a shuffled order.
+
+    A cluster starts from freshly drawn values; each further member copies them and
+    redraws one or two aspects, and gets signatures no other member has. The order is
+    shuffled afterwards so that neighbouring item ids say nothing about clusters.
+    """
+    bank = SIGNATURES[spec.name]
+    drawn: list[tuple[dict[str, str | list[str]], int, list[str]]] = []
+    base: dict[str, str | list[str]] = {}
+    cluster, size, used = -1, 0, set[str]()
+    for _ in range(n_items):
+        if not base or size >= _MAX_CLUSTER or rnd.random() >= _CLUSTER_GROWS:
+            base, cluster, size, used = _sample_attributes(spec, rnd), cluster + 1, 0, set()
+            attrs = dict(base)
+        else:
+            fresh = _sample_attributes(spec, rnd)
+            attrs = dict(base)
+            for name in rnd.sample([a.name for a in spec.aspects], rnd.randint(1, 2)):
+                attrs[name] = fresh[name]
+        size += 1
+        own = rnd.sample([s for s in bank if s not in used], rnd.randint(1, 2))
+        used.update(own)
+        drawn.append((attrs, cluster, sorted(own)))
+    rnd.shuffle(drawn)
+    return [d[0] for d in drawn], [d[1] for d in drawn], [d[2] for d in drawn]
+
+
+def _shown_attributes(
+    spec: DomainSpec, attributes: dict[str, str | list[str]], visibility: str, rnd: random.Random
+) -> dict[str, str | list[str]]:
+    """What the catalog shows: everything, nothing, or (partial) some aspects, a few wrong.
+
+    Draws the same random numbers whatever the visibility, so switching it changes only
+    what is shown, never anything else about the world.
+    """
+    shown: dict[str, str | list[str]] = {}
+    for aspect in spec.aspects:
+        val = attributes[aspect.name]
+        show, wrong, keep = rnd.random() < _SHOWN_SHARE, rnd.random() < _WRONG_SHARE, rnd.random()
+        others = [v.value for v in aspect.values if v.value != val]
+        replacement = rnd.choice(others)
+        if visibility == "full":
+            shown[aspect.name] = val
+        elif visibility == "partial" and show and val:
+            if isinstance(val, list):
+                shown[aspect.name] = val[: max(1, round(keep * len(val)))]
+            else:
+                shown[aspect.name] = replacement if wrong else val
+    return shown
 
 
 def _sample_attributes(spec: DomainSpec, rnd: random.Random) -> dict[str, str | list[str]]:
@@ -203,8 +303,10 @@ def _sample_preferences(spec: DomainSpec, rnd: random.Random) -> dict[Feature, f
     return prefs
 
 
-def _assign_reviewers(affinity: np.ndarray, min_per_item: int, rng: np.random.Generator) -> np.ndarray:
-    """Boolean (items, users) matrix of who reviewed what.
+def _assign_reviewers(
+    affinity: np.ndarray, min_per_item: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Boolean (items, users) matrix of who reviewed what, and the items' latent popularity.
 
     Each item gets `min_per_item` reviews plus a Zipf-distributed share of extra ones, from
     users drawn without replacement in proportion to activity x exp(bias x affinity); then
@@ -227,7 +329,7 @@ def _assign_reviewers(affinity: np.ndarray, min_per_item: int, rng: np.random.Ge
         p = popularity * appeal[:, u]
         p[reviewed[:, u]] = 0.0
         reviewed[rng.choice(n_items, size=int(need - per_user[u]), replace=False, p=p / p.sum()), u] = True
-    return reviewed
+    return reviewed, popularity
 
 
 def _affinity(
@@ -249,30 +351,54 @@ def _review_sentences(
     spec: DomainSpec,
     attributes: dict[str, str | list[str]],
     item_features: set[Feature],
+    signatures: list[str],
     prefs: dict[Feature, float],
     rating: int,
     rnd: random.Random,
 ) -> list[SentenceLabel]:
-    """3-6 shuffled sentences: the reviewer's own likes/dislikes present in the item first
-    (that is what people write about), then other actual attributes with the rating's
-    polarity, plus 0-2 off-topic ones."""
+    """One review, shuffled: 1-4 aspect mentions, the reviewer's own likes/dislikes
+    present in the item first (that is what people write about), then other actual
+    values with the rating's polarity (sometimes not); each mention worded plainly,
+    generically, hedged or as a comparison; maybe a value the item lacks, a signature,
+    and 0-3 off-topic sentences."""
     felt = sorted((f for f in prefs if f in item_features), key=lambda f: (-abs(prefs[f]), f))
-    n_aspect = min(max(rnd.randint(2, 4), min(len(felt), 4)), 4)
+    n_aspect = rnd.randint(1, 4)
     mentions: list[tuple[str, str, int]] = [(a, v, 1 if prefs[(a, v)] > 0 else -1) for a, v in felt[:n_aspect]]
     others = [a.name for a in spec.aspects if attributes[a.name] and a.name not in {m[0] for m in mentions}]
     rnd.shuffle(others)
-    n_chatter = rnd.choice((0, 0, 1, 1, 2))
-    n_aspect = max(n_aspect, 3 - n_chatter)
     for name in others[: max(0, n_aspect - len(mentions))]:
         val = attributes[name]
         value = val if isinstance(val, str) else rnd.choice(val)
         polarity = 1 if rating >= 4 else -1 if rating <= 2 else rnd.choice((1, -1))
+        if rnd.random() < _FLIP_SHARE:
+            polarity = -polarity
         mentions.append((name, value, polarity))
     used: set[str] = set()
-    sentences = [aspect_sentence(spec, a, v, p, rnd, used) for a, v, p in mentions]
-    sentences += chatter_sentences(spec, n_chatter, rnd)
+    sentences = [_mention(spec, a, v, p, rnd, used) for a, v, p in mentions]
+    if rnd.random() < _LACKING_SHARE:
+        aspect = rnd.choice(spec.aspects)
+        lacked = [v.value for v in aspect.values if (aspect.name, v.value) not in item_features]
+        if lacked:
+            sentences.append(lacking_sentence(spec, aspect.name, rnd.choice(lacked), rnd))
+    if signatures and rnd.random() < _SIGNATURE_SHARE:
+        sentences.append(signature_sentence(spec, rnd.choice(signatures), rnd))
+    sentences += chatter_sentences(spec, rnd.choice((0, 1, 1, 2, 3)), rnd)
     rnd.shuffle(sentences)
     return sentences
+
+
+def _mention(spec: DomainSpec, aspect: str, value: str, polarity: int, rnd: random.Random,
+             used: set[str]) -> SentenceLabel:
+    """One mention of an item's value, worded one of four ways (see `noise.py`)."""
+    draw = rnd.random()
+    if draw < _GENERIC:
+        return generic_sentence(spec, aspect, value, polarity, rnd)
+    if draw < _GENERIC + _HEDGE:
+        return hedge_sentence(spec, aspect, value, rnd)
+    others = [v.value for v in spec.by_aspect[aspect].values if v.value != value]
+    if draw < _GENERIC + _HEDGE + _COMPARISON and polarity > 0 and not spec.by_aspect[aspect].multi_valued:
+        return comparison_sentence(spec, aspect, value, rnd.choice(others), rnd)
+    return aspect_sentence(spec, aspect, value, polarity, rnd, used)
 
 
 def _features(attributes: dict[str, str | list[str]]) -> set[Feature]:

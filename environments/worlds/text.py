@@ -94,7 +94,7 @@ def chatter_sentences(spec: DomainSpec, n: int, rnd: random.Random) -> list[Sent
         text = rnd.choice(spec.chatter)
         if text not in picked:
             picked.append(text)
-    return [SentenceLabel(text=text) for text in picked]
+    return [SentenceLabel(text=text, kind="chatter") for text in picked]
 
 
 def _agree(template: str, phrase: str) -> str:

@@ -29,13 +29,38 @@ class UserTruth(_Model):
     )
 
 
+SentenceKind = Literal["plain", "generic", "hedge", "comparison", "lacking", "signature", "chatter"]
+
+
 class SentenceLabel(_Model):
-    """One review sentence and what it expresses; aspect None marks off-topic chatter."""
+    """One review sentence and what it says about its item.
+
+    `aspect`/`value` name the value the sentence talks about; `present` is False when the
+    item lacks it (a "lacking" sentence: "don't come expecting harbor views"); a
+    "comparison" also names a `contrasted` value the item lacks. Polarity is the writer's
+    attitude: +1, -1, or 0 for a hedge. Chatter has no aspect; a "signature" sentence
+    names one of the item's signature facts instead.
+    """
 
     text: str
     aspect: str | None = None
     value: str | None = None
     polarity: Literal[-1, 0, 1] = 0
+    kind: SentenceKind = "plain"
+    present: bool = True
+    contrasted: str | None = None
+    signature: str | None = None
+
+
+class ItemTruth(_Model):
+    """What an item really is, next to what the catalog shows of it."""
+
+    item_id: str
+    attributes: dict[str, str | list[str]] = Field(description="True values (what ratings and reviews follow).")
+    shown: dict[str, str | list[str]] = Field(description="What items.jsonl shows: partial and sometimes wrong.")
+    cluster: int = Field(description="Near-duplicate cluster: items sharing most attribute values.")
+    signatures: list[str] = Field(default_factory=list, description="Details only some reviews mention.")
+    popularity: float = Field(description="Latent share of extra reviews (Zipf).")
 
 
 class ReviewTruth(_Model):

@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_argument("--validate", action="store_true",
                       help="also load and validate every line (Catalog.load, interactions)")
     info.add_argument("--json", action="store_true", help="print the summary as JSON")
+    info.add_argument("--stats", action="store_true",
+                      help="also load the catalog and print its shape: reviews per item and user, sentences, words "
+                           "and mined aspects per review, attributes per item, unique attribute combinations")
     info.set_defaults(handler=run_info)
     return parser
 
@@ -160,7 +163,7 @@ def count_lines(path: Path) -> int:
     return count + (last != b"\n")
 
 
-def summarise(directory: Path, validate: bool = False) -> dict[str, Any]:
+def summarise(directory: Path, validate: bool = False, stats: bool = False) -> dict[str, Any]:
     """What `crsim data info` prints, as a dict."""
     from environments.catalog.store import ITEMS, MANIFEST, load_manifest
 
@@ -185,7 +188,20 @@ def summarise(directory: Path, validate: bool = False) -> dict[str, Any]:
     }
     if validate:
         summary["validated"] = _validate(directory)
+    if stats:
+        summary["stats"] = shape_statistics(directory).model_dump()
     return summary
+
+
+def shape_statistics(directory: Path) -> Any:
+    """`CatalogStats` of a catalog directory, aspects per review by its mined vocabulary (cached)."""
+    from environments.catalog.stats import catalog_statistics
+    from environments.catalog.store import Catalog
+    from environments.search.aspects import mine_aspects
+
+    catalog = Catalog.load(directory)
+    terms = mine_aspects(catalog).terms() if catalog.reviews else None
+    return catalog_statistics(catalog, terms)
 
 
 def _aspects(items: Path, top: int = 12) -> list[tuple[str, float]]:
@@ -249,6 +265,10 @@ def format_summary(summary: dict[str, Any]) -> str:
             lines.append(f"  skipped {details['skipped_bad_rows']:,} bad row(s)")
     if "validated" in summary:
         lines.append(f"validated: {json.dumps(summary['validated'])}")
+    if "stats" in summary:
+        from environments.catalog.stats import CatalogStats, format_statistics
+
+        lines += format_statistics(CatalogStats.model_validate(summary["stats"]))
     return "\n".join(lines)
 
 
@@ -262,7 +282,7 @@ def _size(size: int) -> str:
 
 
 def run_info(args: argparse.Namespace) -> int:
-    summary = summarise(args.dir, validate=args.validate)
+    summary = summarise(args.dir, validate=args.validate, stats=args.stats)
     print(json.dumps(summary, indent=2) if args.json else format_summary(summary))
     return 0
 

@@ -16,7 +16,7 @@ def test_load_world_caches_and_round_trips(tmp_path: Path, monkeypatch: pytest.M
     first = load_world("restaurant", cache_dir=tmp_path, **ARGS)
     expected = world_dir("restaurant", cache_dir=tmp_path, **ARGS)
     assert first.path == expected and expected.parent == tmp_path / "worlds"
-    assert expected.name == f"restaurant-i50-u30-r5-s3-v{GENERATOR_VERSION}"
+    assert expected.name == f"restaurant-i50-u30-r5-s3-partial-v{GENERATOR_VERSION}"
     assert [p.name for p in expected.parent.iterdir()] == [expected.name]  # no temp dirs left
 
     def fail(*args: object, **kwargs: object) -> None:
