@@ -28,6 +28,7 @@ from environments.models import (
     AttributeValue, EpisodeEvaluation, Role, TerminationReason, Turn, TurnEvaluation,
 )
 from environments.ranking import rank_targets, scores_from_action, tie_broken_order
+from environments.target_facts import TargetKnowledge, target_knowledge
 
 DEFAULT_OPENING = "Hello, what category of {item_noun} are you looking for?"
 TOP_LOGGED = 10
@@ -44,6 +45,7 @@ class TargetBiasedProfile:
     description: str
     positive_reviews: tuple[str, ...]
     own_review: str
+    knowledge: TargetKnowledge = TargetKnowledge(())  # what it knows of its attributes, and its words for them
 
     def log_view(self) -> dict[str, Any]:
         return {"target_id": self.target_id, "attributes": self.attributes,
@@ -57,9 +59,11 @@ class SingleTargetSetup(EnvironmentSetup):
     roles = (Role.seeker.value, Role.recommender.value)
 
     def __init__(self, catalog: Catalog, *, target_pool_size: int = 500, holdout_seed: int = 0,
-                 top_k: int = 4, opening_question: str | None = None, max_positive_reviews: int = 10):
+                 top_k: int = 4, opening_question: str | None = None, max_positive_reviews: int = 10,
+                 target_sampling: str = "by_reviews"):
         self.catalog = catalog
         self.pool: list[TargetSlot] = draw_target_pool(catalog, target_pool_size, holdout_seed)
+        self.pool_weights = target_weights(catalog, self.pool, target_sampling)
         self.recommender_catalog = catalog.without(
             reviews=[slot.review_id for slot in self.pool],
             interactions=[(catalog.review_by_id[slot.review_id].user_id, slot.item_id) for slot in self.pool],
@@ -91,7 +95,25 @@ class SingleTargetSetup(EnvironmentSetup):
         positive = tuple(r.text for r in sorted(others, key=lambda r: (-r.rating, -r.helpful_votes, r.id))
                          if r.rating >= 4.0)[: self.max_positive_reviews]
         own = self.catalog.review_by_id[slot.review_id].text
-        return TargetBiasedProfile(item.id, item.title, dict(item.attributes), item.description, positive, own)
+        return TargetBiasedProfile(item.id, item.title, dict(item.attributes), item.description, positive, own,
+                                   target_knowledge(self.catalog, item))
+
+
+def target_weights(catalog: Catalog, pool: list[TargetSlot], sampling: str) -> np.ndarray:
+    """How often each pool item is an episode's target.
+
+    `by_reviews` (default): in proportion to its positive reviews, as if each episode's
+    seeker were a random reviewer who liked a pool item - popular items come up more
+    often, as they do in review datasets, which is what lets popularity beat random.
+    `uniform`: every pool item alike.
+    """
+    if sampling == "uniform":
+        return np.full(len(pool), 1.0 / len(pool))
+    if sampling != "by_reviews":
+        raise ValueError(f"target_sampling={sampling!r}; expected by_reviews or uniform")
+    counts = np.array([sum(r.rating >= 4.0 for r in catalog.reviews_by_item.get(slot.item_id, []))
+                       for slot in pool], dtype=float)
+    return counts / counts.sum()
 
 
 def build_single_target(catalog: str | None = None, world: dict[str, Any] | None = None,
@@ -136,7 +158,7 @@ class SingleTargetEnvironment(Environment):
                 raise ValueError(f"item '{options['target']}' is not in the target pool")
             self._slot = matches[0]
         else:
-            self._slot = pool[int(self._rng.integers(len(pool)))]
+            self._slot = pool[int(self._rng.choice(len(pool), p=self.setup.pool_weights))]
         self._profile = self.setup.profile_for(self._slot)
         self.dialogue.append(Role.recommender, self.setup.opening_question, metadata={"opening": True})
         return {role: self.observe(role) for role in self.setup.roles}

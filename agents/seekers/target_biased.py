@@ -1,12 +1,14 @@
 """The target-biased seeker (SnipRec §4.2 / PEPPER A.3 style).
 
-It knows its target's attributes, a summary of the target's positive reviews and one
-review written by "its" user (withheld from the recommender's catalog by the
-environment). Each turn it answers only what was asked, one preference at a time, says
-it has no preference when its profile has none, and never names the target.
+It knows its target's values (on a synthetic world the truth, not the partial catalog;
+see `environments.target_facts`), its signature details, a summary of the target's
+positive reviews and one review written by "its" user (withheld from the recommender's
+catalog by the environment). It speaks in its own words (never the catalog's), one to
+three aspects a turn, sometimes vaguely or by what it does not want, is sometimes unsure,
+and never names the target (`agents.steps.seeker_answer` has the turn policy).
 
 Graph per turn: `prepare` (first turn only: summarise the reviews and turn the profile
-into facts) → `answer` (pick and phrase one fact) → END.
+into facts) → `answer` (pick and phrase what to say) → END.
 """
 
 from __future__ import annotations
@@ -21,17 +23,30 @@ from langgraph.runtime import Runtime
 
 from agents.base import GraphAgent, TurnState
 from agents.steps.review_facts import facts_from_reviews
-from agents.steps.seeker_answer import AnswerInput, Fact, SeekerAnswerStep
+from agents.steps.clarify import OPEN_QUESTION
+from agents.steps.seeker_answer import AnswerInput, Fact, SeekerAnswerStep, Wording
 from agents.steps.summarize import SummarizeInput, SummarizeReviewsStep
-from agents.steps.text import display_name, pick, split_sentences
+from agents.steps.text import pick, split_sentences
 from environments.base import SeekerObservation, SeekerReply
 from environments.models import Role, Turn
 from environments.single_target import TargetBiasedProfile
+from environments.target_facts import TargetFact, plain_knowledge
 
-ATTRIBUTE_FORMS = (
-    "I'd like the {aspect} to be {value}.",
-    "Ideally something with {value} for the {aspect}.",
-    "For the {aspect}, {value} would be great.",
+# The seeker's own sentence frames. Each fits a bare value ("korean"), a noun phrase ("a
+# date spot") and a clause-like want ("somewhere we can hear each other").
+WANT_FORMS = (
+    "Ideally {p}.",
+    "{P} would be great.",
+    "I'm thinking {p}.",
+    "{P}, if possible.",
+    "Preferably {p}.",
+)
+AVOID_FORMS = ("Anything but {p}.", "Just not {p}, please.", "I'd rather not have {p}.")
+VAGUE_FORMS = ("{P}.", "Ideally {p}.", "{P}, if possible.")
+SIGNATURE_FORMS = (
+    "Someone mentioned a great {s}.",
+    "I remember people raving about the {s}.",
+    "The {s} is what I keep hearing about.",
 )
 
 
@@ -48,16 +63,33 @@ class SeekerContext:
 
 
 def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentences: int) -> list[Fact]:
-    """Attribute facts first, then what its own review, the summary and the positive reviews say."""
-    facts: list[Fact] = []
-    for aspect, value in profile.attributes.items():
-        for single in value if isinstance(value, list) else [value]:
-            shown_value = display_name(str(single))
-            utterance = pick(ATTRIBUTE_FORMS, aspect, single).format(aspect=display_name(aspect), value=shown_value)
-            facts.append(Fact(f"attr:{aspect}={single}", f"{display_name(aspect)}: {shown_value}", utterance, aspect))
+    """Its target's values and signatures, then what its own review, the summary and the
+    positive reviews say (paraphrased, never quoted)."""
+    knowledge = profile.knowledge if profile.knowledge.facts else plain_knowledge(profile.attributes)
+    facts = [_value_fact(fact, profile.target_id) for fact in knowledge.facts]
+    facts += [Fact(f"sig:{s}", s, _frame(pick(SIGNATURE_FORMS, s, profile.target_id), s=s), None,
+                   ("signature", s, 1), salience=0.6) for s in knowledge.signatures]
     own = " ".join(split_sentences(profile.own_review)[:own_review_sentences])
-    facts.extend(facts_from_reviews([own, summary, *profile.positive_reviews]))  # paraphrased, never quoted
+    facts.extend(facts_from_reviews([own, summary, *profile.positive_reviews]))
     return facts
+
+
+def _value_fact(fact: TargetFact, target_id: str) -> Fact:
+    """A target value with a plain wording and its vague and negative alternatives."""
+    key = f"attr:{fact.aspect}={fact.value}"
+    plain = _frame(pick(WANT_FORMS, key, target_id), p=pick(fact.says, target_id, key))
+    claim = (fact.aspect, fact.value, 1)
+    vague = [Wording(_frame(pick(VAGUE_FORMS, phrase, target_id), p=phrase), claim) for phrase in fact.vague]
+    avoid = [Wording(_frame(pick(AVOID_FORMS, other, target_id), p=pick(says, target_id)), (fact.aspect, other, -1))
+             for other, says in fact.avoid]
+    return Fact(key, f"{fact.aspect_display}: {fact.says[0]}", plain, fact.aspect, claim, tuple(vague + avoid),
+                fact.salience)
+
+
+def _frame(form: str, **fill: str) -> str:
+    """Fill a frame; `{P}` is the filler capitalised (a sentence may start with it)."""
+    capitals = {key.upper(): value[:1].upper() + value[1:] for key, value in fill.items()}
+    return form.format(**fill, **capitals)
 
 
 def never_name(text: str, title: str) -> str:
@@ -82,11 +114,14 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
     result = await runtime.context.answer.run(AnswerInput(
         question=last.text, facts=state["facts"], stated=frozenset(state["stated"]),
         dialogue=obs.dialogue, item_noun=obs.item_noun, target_title=profile.title,
-        open_question=bool(last.metadata.get("opening")),
+        open_question=bool(last.metadata.get("opening")) or last.text.strip() == OPEN_QUESTION,
+        seed=obs.episode_seed,
     ))
-    stated = state["stated"] + ([result.fact_key] if result.fact_key else [])
+    keys = result.fact_keys or ([result.fact_key] if result.fact_key else [])
     reply = SeekerReply(text=never_name(result.answer, profile.title),
-                        metadata={"has_preference": result.has_preference, "fact": result.fact_key})
+                        metadata={"has_preference": result.has_preference, "fact": keys[0] if keys else None,
+                                  "facts": keys, "claims": result.claims})
+    stated = state["stated"] + keys
     return {"action": reply, "stated": stated}
 
 
@@ -105,13 +140,15 @@ def build_graph() -> Any:
 
 
 def build(llm: Any | None = None, embedding_model: str | None = None, no_preference_threshold: float = 0.35,
-          own_review_sentences: int = 3) -> GraphAgent[SeekerContext]:
+          own_review_sentences: int = 3, dont_know_rate: float = 0.1, negative_share: float = 0.2,
+          vague_share: float = 0.2) -> GraphAgent[SeekerContext]:
     """Hydra factory for `seeker=target_biased`."""
     from environments.search.embeddings import get_encoder
 
     encoder = get_encoder(embedding_model)
     context = SeekerContext(
-        answer=SeekerAnswerStep(llm, "seeker", encoder=encoder, threshold=no_preference_threshold),
+        answer=SeekerAnswerStep(llm, "seeker", encoder=encoder, threshold=no_preference_threshold,
+                                dont_know_rate=dont_know_rate, wording_mix=(negative_share, vague_share)),
         summarize=SummarizeReviewsStep(llm, "seeker"),
         own_review_sentences=own_review_sentences,
     )
@@ -120,4 +157,5 @@ def build(llm: Any | None = None, embedding_model: str | None = None, no_prefere
 
 def stated_in(observation: Any, moves: Sequence[Turn]) -> dict[str, Any]:
     """Memory rebuilt from earlier seeker moves: the facts they stated (not said again)."""
-    return {"stated": [t.metadata["fact"] for t in moves if t.metadata.get("fact")]}
+    return {"stated": [key for t in moves for key in (t.metadata.get("facts") or
+                                                      ([t.metadata["fact"]] if t.metadata.get("fact") else []))]}

@@ -1,23 +1,29 @@
-"""Answer the recommender's question as a target-biased seeker, one preference at a time.
+"""Answer the recommender's question as a target-biased seeker that talks like a user.
 
-The seeker's profile is a list of facts (the target's attributes, sentences of the
-summary of its positive reviews, sentences of its own review). Offline, the seeker picks
-the not-yet-stated fact most similar to the question (sentence embeddings) and phrases
-it; if nothing in its profile is close enough, it says it has no preference — the same
-behaviour the LLM prompt asks for.
+The seeker's profile is a list of facts: its target's values (each with the seeker's own
+wordings, vaguer ones, and values it could say it does not want), signature details, and
+paraphrased review facts. Offline, each turn:
 
-A question that names an aspect outright ("Do you have a preference for the setting?")
-is answered from that aspect's attribute fact whatever the embedding says: the seeker
-plainly knows the answer, and short "aspect: value" facts can fall under the similarity
-threshold. Otherwise facts are tried in tiers: the target's attributes first (exact, and what an aspect
-question asks about), the free-text facts only when no attribute answers the question.
-Besides preferring the reliable facts, this keeps the per-episode cost low: attribute
-facts repeat across episodes and hit the encoder's memo, while review sentences are new
-each episode and cost a model call (~20 ms) that most episodes then never make.
+- now and then (`dont_know_rate`) it is unsure and says so, stating nothing;
+- it finds the fact the question asks about *by meaning* (sentence embeddings of the
+  question against each fact's description; never by matching a schema key), target
+  values first, review facts only when no value answers; if that fact was said
+  before, it says so;
+- it adds one or two other things it wants (one to three aspects in all, weighted by
+  how much people care about each), so an open question ("anything else?") or a question
+  its target has nothing to say about still moves the conversation ("Not fussed about
+  that. Somewhere snug and warm, ideally.");
+- it picks a wording per fact: plain, vague ("nothing too pricey") or negative ("anything
+  but loud"); each records the claim it makes (aspect, value, +1/-1) in the reply's
+  private metadata, which the evaluator and the fidelity report check against the truth.
+
+Randomness comes from the episode seed and the turn, so the same seed gives the same
+conversation. The LLM path gets the facts as a list and the same instructions.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,30 +31,62 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep
-from agents.steps.text import display_name, mentions, pick, render_dialogue
+from agents.steps.text import pick, render_dialogue
 from environments.models import Turn
 
-NO_PREFERENCE = (
-    "I don't really have a preference about that.",
-    "No strong feelings on that one.",
+NOT_THAT_BUT = (
+    "Not fussed about that.",
     "That doesn't matter much to me.",
+    "No strong feelings there.",
 )
+ALREADY_SAID = (
+    "Like I said, that part's covered.",
+    "I think I mentioned that already.",
+)
+DONT_KNOW = (
+    "Hmm, I'm not sure, to be honest.",
+    "I don't know, I haven't thought about that.",
+    "Good question, I really can't say.",
+)
+NOTHING_LEFT = (
+    "I think I've told you everything I'm after.",
+    "That's about all I can think of.",
+)
+# How many aspects one reply states: 1, 2 or 3.
+EXTRA_ASPECTS = ((0, 1, 2), (0.5, 0.35, 0.15))
+
+Claim = tuple[str, str, int]  # (aspect, value, +1 wants / -1 does not want)
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """One way to say a fact, and what it then claims."""
+
+    text: str
+    claim: Claim | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    """One thing the seeker knows and may say: matched by `match_text`, said as `utterance`."""
+    """One thing the seeker knows and may say: matched by `match_text`, said as `utterance`
+    (or one of `alternatives`, picked per turn); `claim` is what the plain utterance states."""
 
     key: str
     match_text: str
     utterance: str
     aspect: str | None = None
+    claim: Claim | None = None
+    alternatives: tuple[Wording, ...] = ()
+    salience: float = 0.3
 
 
 class SeekerAnswer(BaseModel):
-    answer: str = Field(description="The seeker's reply, one preference at most.")
-    has_preference: bool = Field(description="False when the profile says nothing about the question.")
-    fact_key: str | None = Field(default=None, description="Which profile fact was used, if known.")
+    answer: str = Field(description="The seeker's reply.")
+    has_preference: bool = Field(description="False when the reply states no preference.")
+    fact_key: str | None = Field(default=None, description="The first profile fact used, if known.")
+    fact_keys: list[str] = Field(default_factory=list, description="Every profile fact used, if known.")
+    claims: list[list[str | int]] = Field(default_factory=list,
+                                          description="[aspect, value, +1/-1] per stated preference, if known.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +98,7 @@ class AnswerInput:
     item_noun: str
     target_title: str
     open_question: bool = False
+    seed: int = 0
 
 
 class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
@@ -68,29 +107,78 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
     output_model = SeekerAnswer
 
     def __init__(self, llm: object | None = None, role: str = "seeker", *, encoder: object | None = None,
-                 threshold: float = 0.35):
+                 threshold: float = 0.35, dont_know_rate: float = 0.1, wording_mix: tuple[float, float] = (0.2, 0.2)):
         super().__init__(llm, role)
         self.encoder = encoder
         self.threshold = threshold
+        self.dont_know_rate = dont_know_rate
+        self.negative_share, self.vague_share = wording_mix
 
     def offline(self, inputs: AnswerInput) -> SeekerAnswer:
+        rnd = random.Random(f"{inputs.seed}-{len(inputs.dialogue)}")
+        if not inputs.open_question and rnd.random() < self.dont_know_rate:
+            return SeekerAnswer(answer=pick(DONT_KNOW, inputs.question), has_preference=False)
         open_facts = [f for f in inputs.facts if f.key not in inputs.stated]
-        named = [f for f in open_facts if f.aspect and mentions(inputs.question, display_name(f.aspect))]
-        if named:
-            fact = named[0]
-            return SeekerAnswer(answer=fact.utterance, has_preference=True, fact_key=fact.key)
-        if open_facts and self.encoder is not None:
-            question = self.encoder.encode([inputs.question])[0]
-            tiers = ([f for f in open_facts if f.aspect is not None], [f for f in open_facts if f.aspect is None])
-            for tier in tiers:
-                if not tier:
-                    continue
-                similarity = self.encoder.encode([f.match_text for f in tier]) @ question
+        if not open_facts:
+            return SeekerAnswer(answer=pick(NOTHING_LEFT, inputs.question), has_preference=False)
+        asked = None if inputs.open_question else self._asked(inputs.question, inputs.facts)
+        said_before = asked is not None and asked.key in inputs.stated
+        if said_before:
+            asked = None
+        chosen = [asked] if asked else []
+        n_extra = rnd.choices(*EXTRA_ASPECTS)[0] + (0 if asked else 1)
+        chosen += self._volunteer(open_facts, chosen, n_extra, rnd)
+        wordings = [self._wording(fact, rnd) for fact in chosen]
+        text = " ".join(w.text for w in wordings)
+        if said_before:
+            text = f"{pick(ALREADY_SAID, inputs.question)} {text}"
+        elif not asked and not inputs.open_question:
+            text = f"{pick(NOT_THAT_BUT, inputs.question)} {text}"
+        return SeekerAnswer(answer=text, has_preference=bool(chosen), fact_key=chosen[0].key if chosen else None,
+                            fact_keys=[f.key for f in chosen],
+                            claims=[list(w.claim) for w in wordings if w.claim is not None])
+
+    def _asked(self, question: str, facts: Sequence[Fact]) -> Fact | None:
+        """The fact the question is about, by meaning: target values first, then the rest.
+
+        Stated facts count too: a question about something already said is answered as
+        such, not with the next-closest fact (which would answer "which meal?" with a
+        dietary wish)."""
+        if self.encoder is None:
+            return None
+        vector = self.encoder.encode([question])[0]
+        for tier in ([f for f in facts if f.claim is not None], [f for f in facts if f.claim is None]):
+            if tier:
+                similarity = self.encoder.encode([f.match_text for f in tier]) @ vector
                 best = int(np.argmax(similarity))
-                if inputs.open_question or similarity[best] >= self.threshold:
-                    fact = tier[best]
-                    return SeekerAnswer(answer=fact.utterance, has_preference=True, fact_key=fact.key)
-        return SeekerAnswer(answer=pick(NO_PREFERENCE, inputs.question), has_preference=False)
+                if similarity[best] >= self.threshold:
+                    return tier[best]
+        return None
+
+    @staticmethod
+    def _volunteer(facts: Sequence[Fact], chosen: list[Fact], n: int, rnd: random.Random) -> list[Fact]:
+        """Up to `n` more facts about other aspects, drawn by salience (values before review facts)."""
+        picked: list[Fact] = []
+        aspects = {f.aspect or f.key for f in chosen}
+        pool = [f for f in facts if f not in chosen]
+        while len(picked) < n:
+            pool = [f for f in pool if (f.aspect or f.key) not in aspects]
+            if not pool:
+                break
+            fact = rnd.choices(pool, [f.salience for f in pool])[0]
+            picked.append(fact)
+            aspects.add(fact.aspect or fact.key)
+        return picked
+
+    def _wording(self, fact: Fact, rnd: random.Random) -> Wording:
+        negative = [w for w in fact.alternatives if w.claim is not None and w.claim[2] < 0]
+        vague = [w for w in fact.alternatives if w not in negative]
+        draw = rnd.random()
+        if negative and draw < self.negative_share:
+            return rnd.choice(negative)
+        if vague and draw < self.negative_share + self.vague_share:
+            return rnd.choice(vague)
+        return Wording(fact.utterance, fact.claim)
 
     def prompt_variables(self, inputs: AnswerInput) -> dict[str, object]:
         return {

@@ -1,7 +1,7 @@
 
 from agents.seekers.target_biased import SeekerContext, build_graph, never_name, profile_facts
 from agents.base import GraphAgent
-from agents.steps.seeker_answer import SeekerAnswerStep
+from agents.steps.seeker_answer import ALREADY_SAID, DONT_KNOW, NOT_THAT_BUT, SeekerAnswerStep
 from agents.steps.summarize import SummarizeReviewsStep
 from environments.base import SeekerObservation
 from environments.models import Role, Turn
@@ -15,15 +15,15 @@ PROFILE = TargetBiasedProfile(
 )
 
 
-def _seeker(encoder, threshold=0.3):
-    context = SeekerContext(SeekerAnswerStep(None, encoder=encoder, threshold=threshold),
+def _seeker(encoder, threshold=0.3, dont_know_rate=0.0):
+    context = SeekerContext(SeekerAnswerStep(None, encoder=encoder, threshold=threshold, dont_know_rate=dont_know_rate),
                             SummarizeReviewsStep(None), own_review_sentences=3)
     return GraphAgent(Role.seeker, build_graph(), context, memory_keys=("facts", "stated"))
 
 
-def _obs(question, turn=1, opening=False):
+def _obs(question, turn=1, opening=False, seed=0):
     dialogue = (Turn(index=0, role=Role.recommender, text=question, metadata={"opening": opening}),)
-    return SeekerObservation(turn, dialogue, (), PROFILE, "restaurants", 0)
+    return SeekerObservation(turn, dialogue, (), PROFILE, "restaurants", seed)
 
 
 def test_profile_facts_cover_attributes_summary_and_own_review():
@@ -35,22 +35,53 @@ def test_profile_facts_cover_attributes_summary_and_own_review():
     assert not any("i loved the salsa bar" in u for u in review)
 
 
-async def test_answers_what_is_asked_one_preference_at_a_time(hash_encoder):
+async def test_answers_what_is_asked_first_then_one_or_two_more(hash_encoder):
     seeker = _seeker(hash_encoder)
     state = seeker.init_state(_obs("x"))
     reply, state = await seeker.respond(_obs("What price range are you looking for?"), state)
-    assert "cheap" in reply.text and reply.metadata["has_preference"]
-    assert state["stated"] == ["attr:price_range=cheap"]
+    assert "cheap" in reply.text.lower() and reply.metadata["has_preference"]
+    assert reply.metadata["facts"][0] == "attr:price_range=cheap" and 1 <= len(reply.metadata["facts"]) <= 3
+    assert reply.metadata["claims"][0] == ["price_range", "cheap", 1]
+    aspects = [key.split("=")[0] for key in reply.metadata["facts"]]
+    assert len(set(aspects)) == len(aspects)  # one fact per aspect in a reply
+    said = list(state["stated"])
     reply, state = await seeker.respond(_obs("Any dietary options you need?"), state)
-    assert ("vegan" in reply.text) != ("gluten free" in reply.text)  # exactly one of the two
-    reply2, state = await seeker.respond(_obs("Any dietary options you need?"), state)
-    assert reply2.text != reply.text and len(state["stated"]) == 3  # the other value, not a repeat
+    assert not set(reply.metadata["facts"]) & set(said)  # nothing said twice
+    assert state["stated"] == said + reply.metadata["facts"]
 
 
-async def test_says_no_preference_when_profile_has_none(hash_encoder):
+async def test_a_question_it_has_no_answer_to_still_gets_something_it_wants(hash_encoder):
     seeker = _seeker(hash_encoder, threshold=0.3)
     reply, state = await seeker.respond(_obs("Do you need wheelchair parking?"), seeker.init_state(None))
-    assert not reply.metadata["has_preference"] and state["stated"] == []
+    assert reply.text.startswith(NOT_THAT_BUT) and reply.metadata["has_preference"]
+    assert state["stated"] == reply.metadata["facts"] and state["stated"]
+
+
+async def test_questions_are_matched_by_meaning_not_by_schema_key(hash_encoder):
+    # The old seeker answered any question naming an attribute key from that attribute. Now
+    # only similarity counts: at an unreachable threshold even "price range" matches nothing.
+    seeker = _seeker(hash_encoder, threshold=1.01)
+    reply, _ = await seeker.respond(_obs("Do you have a preference for the price range?"), {})
+    assert reply.text.startswith(NOT_THAT_BUT)
+
+
+async def test_unsure_at_the_configured_rate(hash_encoder):
+    unsure = _seeker(hash_encoder, dont_know_rate=1.0)
+    reply, state = await unsure.respond(_obs("What price range are you looking for?"), {})
+    assert reply.text in DONT_KNOW and not reply.metadata["has_preference"] and state["stated"] == []
+    opening, _ = await unsure.respond(_obs("Hello, what are you looking for?", opening=True), {})
+    assert opening.metadata["has_preference"]  # an open question always gets a want
+
+
+async def test_same_seed_same_words_other_seed_other_words(hash_encoder):
+    seeker = _seeker(hash_encoder)
+    texts = {}
+    for seed in range(6):
+        replies = [(await seeker.respond(_obs("What are you looking for?", opening=True, seed=seed), {}))[0].text
+                   for _ in range(2)]
+        assert replies[0] == replies[1]
+        texts[seed] = replies[0]
+    assert len(set(texts.values())) > 1
 
 
 async def test_opening_question_always_gets_a_preference(hash_encoder):
@@ -68,9 +99,8 @@ async def test_never_names_the_target(hash_encoder):
     assert never_name("Take me to CASA VERDE now", "Casa Verde") == "Take me to that one now"
 
 
-async def test_a_question_naming_an_aspect_is_answered_from_that_attribute(hash_encoder):
-    seeker = _seeker(hash_encoder, threshold=0.99)  # embeddings alone would say "no preference"
-    reply, state = await seeker.respond(_obs("Do you have a preference for the price range?"), {})
-    assert reply.metadata["has_preference"] and "cheap" in reply.text
-    reply, state = await seeker.respond(_obs("And the price range?"), state)
-    assert not reply.metadata["has_preference"]  # already said; nothing else about price
+async def test_a_question_about_something_already_said_is_answered_as_such(hash_encoder):
+    seeker = _seeker(hash_encoder)
+    _, state = await seeker.respond(_obs("What price range are you looking for?"), {})
+    reply, _ = await seeker.respond(_obs("What price range are you looking for?"), state)
+    assert reply.text.startswith(ALREADY_SAID) and "attr:price_range=cheap" not in reply.metadata["facts"]

@@ -65,12 +65,14 @@ def test_deterministic_and_limited():
 
 def _agreement(domain: str) -> tuple[int, int]:
     """(agreeing, traced) facts over a small world's items: a fact agrees when every review
-    sentence it could come from is labelled positive about a value the item truly has."""
+    sentence it could come from (chatter aside) is labelled as praising, or hedging about, a
+    value the item truly has, or names one of its signatures."""
     from environments.search.aspect_text import tokens
     from environments.worlds import generate_world
 
     world = generate_world(domain, n_items=120, n_users=150, seed=1)
     labels = {truth.review_id: truth.sentences for truth in world.reviews}
+    truth = {t.item_id: t for t in world.items}  # the catalog shows only part of the attributes
     agree = traced = 0
     for item in world.catalog.items:
         positive = sorted((r for r in world.catalog.reviews_by_item.get(item.id, []) if r.rating >= 4),
@@ -78,11 +80,12 @@ def _agreement(domain: str) -> tuple[int, int]:
         sources = [s for r in positive for s in labels[r.id]]
         for fact in facts_from_reviews([r.text for r in positive]):
             words = set(fact.match_text.split(":", 1)[1].split("(")[0].split())
-            candidates = [s for s in sources if words <= set(tokens(s.text))]
+            candidates = [s for s in sources if words <= set(tokens(s.text)) and s.kind != "chatter"]
             if not candidates:
                 continue  # said through a sense verb ("smells"): no sentence has the noun
             traced += 1
-            agree += all(s.polarity == 1 and s.aspect and s.value in _values(item.attributes.get(s.aspect))
+            agree += all(s.signature in truth[item.id].signatures if s.kind == "signature" else
+                         s.polarity >= 0 and s.aspect and s.value in _values(truth[item.id].attributes.get(s.aspect))
                          for s in candidates)
     return agree, traced
 
