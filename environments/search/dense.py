@@ -63,11 +63,7 @@ class DenseIndex:
         documents = [(document or dense_document)(item) for item in catalog.items]
         key = content_key(encoder.model_id, *documents)
         directory = cache_dir_for("dense", cache_dir)
-        path = directory / f"{key}.npy"
-        matrix = _load_matrix(path, len(documents))
-        if matrix is None:
-            matrix = _embed(documents, encoder, show_progress)
-            write_file_atomic(path, lambda tmp: _save_npy(tmp, matrix))
+        matrix = embed_cached(documents, encoder, cache_dir, show_progress=show_progress, key=key)
         if len(documents) > HNSW_THRESHOLD and not exact:
             index = _hnsw(matrix, directory / f"{key}.hnsw{HNSW_M}.faiss")
         else:
@@ -133,6 +129,18 @@ def _top_rows(scores: np.ndarray, rows: np.ndarray, item_ids: list[str],
               k: int) -> list[tuple[str, float]]:
     order = np.argsort(-scores, kind="stable")[:k]
     return [(item_ids[rows[i]], float(scores[i])) for i in order]
+
+
+def embed_cached(texts: list[str], encoder: Encoder, cache_dir: Path | str | None = None, *,
+                 show_progress: bool = True, key: str | None = None) -> np.ndarray:
+    """Normalised vectors of `texts`, from `<cache>/dense/<key>.npy` or embedded and cached
+    there; the key hashes the encoder and every text unless given."""
+    path = cache_dir_for("dense", cache_dir) / f"{key or content_key(encoder.model_id, *texts)}.npy"
+    matrix = _load_matrix(path, len(texts))
+    if matrix is None:
+        matrix = _embed(texts, encoder, show_progress)
+        write_file_atomic(path, lambda tmp: _save_npy(tmp, matrix))
+    return matrix
 
 
 def _embed(documents: list[str], encoder: Encoder, show_progress: bool) -> np.ndarray:

@@ -7,10 +7,13 @@ instead — every seeker utterance against every field of an item, keeping the i
 field per utterance and summing over utterances (late interaction, as in ColBERT) —
 rewards items that satisfy many stated preferences.
 
-Fields are the item's attribute-value phrases ("cuisine: greek"), which are few and
-shared across items so they are embedded once each, plus the item's dense document
-vector from `DenseIndex` (description and title), which carries what attributes do not.
-Membership is a sparse item × phrase matrix, so per-utterance cost is O(non-zeros).
+Fields are the item's attribute-value phrases ("cuisine: greek"), the sentences of its
+reviews (where most of what a seeker asks for is written when the catalog shows few
+attributes, as on Yelp, Amazon and the default worlds), and the item's dense document
+vector from `DenseIndex` (description and title). Phrases and sentences repeat across
+items (a world's 200k review sentences hold ~10k distinct ones), so each distinct text
+is embedded once and cached. Membership is a sparse item × field matrix, so
+per-utterance cost is O(non-zeros).
 """
 
 from __future__ import annotations
@@ -20,34 +23,46 @@ from collections.abc import Sequence
 import numpy as np
 
 from environments.catalog import Catalog
-from environments.search.dense import DenseIndex
+from environments.search.aspect_text import sentences
+from environments.search.dense import DenseIndex, embed_cached
 from environments.search.documents import attribute_phrases_by_key
 
 
 class MultiVectorIndex:
     def __init__(self, catalog: Catalog, encoder: object, dense: DenseIndex, phrases: list[str],
-                 indptr: np.ndarray, indices: np.ndarray):
+                 indptr: np.ndarray, indices: np.ndarray, phrase_vectors: np.ndarray | None = None):
         self.catalog = catalog
         self.encoder = encoder
         self.dense = dense
         self.phrases = phrases
         self.indptr = indptr
         self.indices = indices
-        self.phrase_vectors = encoder.encode(phrases) if phrases else np.zeros((0, dense.matrix.shape[1]), np.float32)
+        if phrase_vectors is None:
+            phrase_vectors = encoder.encode(phrases) if phrases else np.zeros((0, dense.matrix.shape[1]), np.float32)
+        self.phrase_vectors = phrase_vectors
         self._has_phrases = np.diff(indptr) > 0
         self._starts = np.minimum(indptr[:-1], max(len(indices) - 1, 0))
 
     @classmethod
-    def build(cls, catalog: Catalog, encoder: object, cache_dir: str | None = None) -> MultiVectorIndex:
+    def build(cls, catalog: Catalog, encoder: object, cache_dir: str | None = None, *,
+              review_sentences: int = 200) -> MultiVectorIndex:
+        """`review_sentences`: at most this many distinct review sentences per item (0: none)."""
         dense = DenseIndex.build(catalog, encoder, cache_dir=cache_dir)
         vocabulary: dict[str, int] = {}
         indptr, indices = [0], []
         for item in catalog.items:
-            columns = {vocabulary.setdefault(phrase, len(vocabulary)) for phrase in attribute_phrases_by_key(item)}
+            fields = list(attribute_phrases_by_key(item))
+            if review_sentences:
+                own = dict.fromkeys(s for review in catalog.reviews_by_item.get(item.id, [])
+                                    for s in sentences(review.text) if len(s.split()) >= 3)
+                fields += list(own)[:review_sentences]
+            columns = {vocabulary.setdefault(field, len(vocabulary)) for field in fields}
             indices.extend(sorted(columns))
             indptr.append(len(indices))
-        return cls(catalog, encoder, dense, list(vocabulary), np.asarray(indptr, np.int64),
-                   np.asarray(indices, np.int64))
+        texts = list(vocabulary)
+        vectors = embed_cached(texts, encoder, cache_dir, show_progress=len(texts) > 1000) if texts else None
+        return cls(catalog, encoder, dense, texts, np.asarray(indptr, np.int64), np.asarray(indices, np.int64),
+                   vectors)
 
     def field_scores(self, utterance_vector: np.ndarray) -> np.ndarray:
         """Per item: the best similarity between one utterance and any of the item's fields."""
