@@ -1,8 +1,10 @@
 """A stable hash of what determines a run's results.
 
 Keys that change how a run executes but not what it computes (concurrency, progress
-bars, output locations, the budget) are left out, so a resumed run with another
-concurrency, or a larger budget, still recognises its finished episodes. So are the
+bars, output locations, the budget, the runner backend) are left out, so a resumed run
+with another concurrency, or a larger budget, still recognises its finished episodes.
+So is `episodes`: an episode's id and content depend only on the seed and its index, so
+re-running with a larger `episodes` extends a run instead of starting over. So are the
 environment's `metrics` and the top-level `evaluators`: they score episodes but do not
 change them, and a run re-scored with one more metric must not run its episodes again.
 """
@@ -15,7 +17,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-EXECUTION_ONLY_KEYS = frozenset({"concurrency", "progress", "hydra", "cache_dir", "budget"})
+EXECUTION_ONLY_KEYS = frozenset({"concurrency", "progress", "hydra", "cache_dir", "budget", "runner", "episodes"})
 SCORING_ONLY_KEY = "metrics"  # under `environment`
 SCORING_ONLY_TOP_KEYS = frozenset({"evaluators"})  # post-run evaluators (simulators.evaluators)
 

@@ -2,9 +2,10 @@
 
 A run directory holds `episodes.jsonl` (one `Episode` per line), `timings.jsonl` and
 `llm_calls.jsonl`. A line is written with one `os.write` on an `O_APPEND` descriptor, so
-an interrupted run loses no finished episode and never leaves two records interleaved; a
-line cut by a hard kill is reported (file and line) and skipped when the log is read,
-and the next append starts on a fresh line.
+an interrupted run loses no finished episode and never leaves two records interleaved. A
+last line cut by a hard kill is reported (file and line) when the log is read, and
+removed when the log is next opened for appending (a resumed run): that episode had not
+finished, it runs again, and the log holds no unreadable line.
 """
 
 from __future__ import annotations
@@ -33,14 +34,26 @@ class JsonlAppender:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._terminate_cut_line()
+        self._remove_cut_line()
 
-    def _terminate_cut_line(self) -> None:
-        if self.path.exists() and self.path.stat().st_size:
-            with self.path.open("rb") as handle:
-                handle.seek(-1, os.SEEK_END)
-                if handle.read(1) != b"\n":
-                    self._write(b"\n")
+    def _remove_cut_line(self) -> None:
+        """Truncate a last line that has no newline: a write the process never finished."""
+        size = self.path.stat().st_size if self.path.exists() else 0
+        if not size:
+            return
+        with self.path.open("rb+") as handle:
+            tail = 1 << 16
+            while True:
+                start = max(0, size - tail)
+                handle.seek(start)
+                chunk = handle.read(size - start)
+                if chunk.endswith(b"\n"):
+                    return
+                cut = chunk.rfind(b"\n")
+                if cut >= 0 or start == 0:
+                    handle.truncate(start + cut + 1)
+                    return
+                tail *= 2
 
     def _write(self, data: bytes) -> None:
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

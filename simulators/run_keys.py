@@ -10,7 +10,7 @@ says what to write instead.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -24,8 +24,15 @@ class Budget(BaseModel):
     max_cost_usd: float | None = Field(default=None, gt=0)
 
 
+class Runner(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    backend: Literal["asyncio", "processes"] = "asyncio"
+    workers: int = Field(default=2, ge=1)
+
+
 class RunKeys(BaseModel):
-    """`episodes`, `max_turns`, `seed`, `concurrency`, `progress`, `budget`."""
+    """`episodes`, `max_turns`, `seed`, `concurrency`, `progress`, `budget`, `runner`."""
 
     model_config = ConfigDict(strict=True, extra="ignore")
 
@@ -35,6 +42,7 @@ class RunKeys(BaseModel):
     concurrency: int = Field(ge=1)
     progress: bool = True
     budget: Budget = Field(default_factory=Budget)
+    runner: Runner = Field(default_factory=Runner)
 
 
 HINTS = {
@@ -46,6 +54,9 @@ HINTS = {
     "budget": "budget.max_tokens=200000 and/or budget.max_cost_usd=5 (or null for no limit)",
     "budget.max_tokens": "a whole number of tokens >= 1, or null, e.g. budget.max_tokens=200000",
     "budget.max_cost_usd": "a number of US dollars > 0, or null, e.g. budget.max_cost_usd=5",
+    "runner": "runner.backend=asyncio or runner.backend=processes, and runner.workers=2",
+    "runner.backend": "asyncio (one process) or processes (worker processes), e.g. runner.backend=processes",
+    "runner.workers": "a whole number of worker processes >= 1, e.g. runner.workers=2",
 }
 
 
@@ -53,11 +64,12 @@ def check_run_keys(config: Mapping[str, Any]) -> RunKeys:
     """The validated keys; `CrsimError` naming the first bad one and what to write instead."""
     values = {key: config.get(key) for key in ("episodes", "max_turns", "seed", "concurrency", "progress")}
     values = {key: value for key, value in values.items() if value is not None or key != "progress"}
-    budget = config.get("budget")
-    if budget is not None:
-        values["budget"] = dict(budget) if isinstance(budget, Mapping) else budget
+    for key in ("budget", "runner"):
+        node = config.get(key)
+        if node is not None:
+            values[key] = dict(node) if isinstance(node, Mapping) else node
     try:
-        return RunKeys.model_validate(values)
+        keys = RunKeys.model_validate(values)
     except ValidationError as exc:
         error = exc.errors()[0]
         key = ".".join(str(part) for part in error["loc"])
@@ -65,3 +77,7 @@ def check_run_keys(config: Mapping[str, Any]) -> RunKeys:
         shown = "missing" if given is None and error["type"] == "missing" else f"{key}={given!r}"
         hint = HINTS.get(key, HINTS.get(key.split(".")[0], "see `crsim --help`"))
         raise CrsimError(f"{shown} is not valid: write {hint}") from None
+    if keys.runner.backend == "processes" and (keys.budget.max_tokens or keys.budget.max_cost_usd):
+        raise CrsimError("a budget cannot be shared between worker processes: use runner.backend=asyncio "
+                         "with budget.max_tokens / budget.max_cost_usd")
+    return keys

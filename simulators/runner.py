@@ -97,6 +97,21 @@ def build_agents_recorded(config: Any, setup: Any, *, run_dir: Path, budget: Run
     return agents
 
 
+def _todo(run_dir: Path, config_hash: str, episodes: int, seed: int) -> list[int]:
+    """Indices not yet finished under this config (budget-ended ones count as unfinished)."""
+    done, _ = logged_episodes(run_dir, config_hash)
+    done_ids = {e.id for e in done if e.termination is not TerminationReason.budget}
+    return [i for i in range(episodes) if episode_id(seed, i) not in done_ids]
+
+
+def _summary(run_dir: Path, config_hash: str, episodes: int, seed: int, ran: int, not_started: int,
+             budget: RunBudget | None) -> RunSummary:
+    finished, problems = logged_episodes(run_dir, config_hash)
+    wanted = {episode_id(seed, i) for i in range(episodes)}
+    return RunSummary([e for e in finished if e.id in wanted], ran - not_started, episodes - ran,
+                      problems, not_started, budget.usage() if budget is not None else None)
+
+
 async def run_episodes(setup: Any, agents: dict[str, Any], *, episodes: int, max_turns: int, seed: int,
                        concurrency: int, run_dir: Path, config_hash: str, progress: bool = True,
                        budget: RunBudget | None = None,
@@ -106,9 +121,7 @@ async def run_episodes(setup: Any, agents: dict[str, Any], *, episodes: int, max
     Episodes that ended on a spent budget count as unfinished, so a resumed run (with a
     larger budget) runs them again. Once `budget` is spent no new episode starts.
     """
-    done, problems = logged_episodes(run_dir, config_hash)
-    done_ids = {e.id for e in done if e.termination is not TerminationReason.budget}
-    todo = [i for i in range(episodes) if episode_id(seed, i) not in done_ids]
+    todo = _todo(run_dir, config_hash, episodes, seed)
     logs = RunLogs(run_dir)
     gate = asyncio.Semaphore(max(1, concurrency))
     bar = tqdm(total=episodes, initial=episodes - len(todo), disable=not progress, desc="episodes", unit="ep")
@@ -133,7 +146,27 @@ async def run_episodes(setup: Any, agents: dict[str, Any], *, episodes: int, max
             await asyncio.gather(*(one(i) for i in todo))
     finally:
         bar.close()
-    finished, problems = logged_episodes(run_dir, config_hash)
-    wanted = {episode_id(seed, i) for i in range(episodes)}
-    return RunSummary([e for e in finished if e.id in wanted], len(todo) - not_started, episodes - len(todo),
-                      problems, not_started, budget.usage() if budget is not None else None)
+    return _summary(run_dir, config_hash, episodes, seed, len(todo), not_started, budget)
+
+
+def run_episodes_in_processes(config: dict[str, Any], *, workers: int, episodes: int, max_turns: int, seed: int,
+                              run_dir: Path, config_hash: str, progress: bool = True) -> RunSummary:
+    """`run_episodes` across worker processes (`simulators.workers`); the resolved `config`
+    is what each worker builds its setup and agents from."""
+    from simulators.workers import run_in_processes
+
+    todo = _todo(run_dir, config_hash, episodes, seed)
+    logs = RunLogs(run_dir)
+    bar = tqdm(total=episodes, initial=episodes - len(todo), disable=not progress, desc="episodes", unit="ep")
+
+    def write(outcome: EpisodeOutcome) -> None:
+        logs.write(outcome)
+        bar.update()
+
+    try:
+        if todo:
+            run_in_processes(config, todo, workers=workers, max_turns=max_turns, seed=seed,
+                             config_hash=config_hash, on_outcome=write)
+    finally:
+        bar.close()
+    return _summary(run_dir, config_hash, episodes, seed, len(todo), 0, None)

@@ -3,7 +3,8 @@
 Agents and environments are built only through `hydra.utils.instantiate`, so a user's
 own recommender plugs in with a YAML file naming its factory — no registry to edit.
 Input and configuration errors (`CrsimError`) end the job with one clear line and exit
-status 2 instead of a traceback.
+status 2 instead of a traceback. SIGINT and SIGTERM stop the run between log lines:
+finished episodes stay logged, the run says how many and how to resume, and exits 130.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -70,13 +72,23 @@ def run_hydra(overrides: list[str]) -> int:
 
     saved = sys.argv
     sys.argv = ["crsim run", *overrides]
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         app()
     except SystemExit as exc:
         return int(exc.code or 0) if isinstance(exc.code, int) else 1
     finally:
         sys.argv = saved
+        signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM ends a run the way Ctrl-C does (a scheduler or `kill` asks politely)."""
+    raise KeyboardInterrupt
+
+
+INTERRUPTED = 130  # the shell's status for a SIGINT
 
 
 def run_experiment(cfg: Any) -> Any:
@@ -85,12 +97,28 @@ def run_experiment(cfg: Any) -> Any:
 
     try:
         return _run(cfg)
+    except KeyboardInterrupt:
+        print(f"crsim: interrupted: {interrupted_summary(cfg)}", file=sys.stderr)
+        sys.exit(INTERRUPTED)
     except Exception as exc:
         cause = user_error(exc, CrsimError)
         if cause is None:
             raise
         print(f"crsim: error: {cause}", file=sys.stderr)
         sys.exit(2)
+
+
+def interrupted_summary(cfg: Any) -> str:
+    """How far an interrupted run got and how to finish it."""
+    from hydra.core.hydra_config import HydraConfig
+
+    from simulators.config_hash import config_hash
+    from simulators.runner import logged_episodes
+
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    done, _ = logged_episodes(run_dir, config_hash(cfg))
+    return (f"{len(done)} of {cfg.get('episodes')} episodes are finished and logged in {run_dir}; "
+            f"run the same command with hydra.run.dir={run_dir} to finish the rest")
 
 
 def user_error(exc: BaseException, kind: type[Exception]) -> BaseException | None:
@@ -107,13 +135,13 @@ def _run(cfg: Any) -> Any:
 
     from agents.llm.budget import RunBudget
     from simulators.build import build_setup, metric_specs
-    from simulators.config_hash import config_hash
+    from simulators.config_hash import config_hash, resolved_config
     from simulators.evaluators import build_evaluators, run_evaluators
     from simulators.metrics import build_metrics
     from simulators.plots import headline_metrics, plot_metrics_vs_turn
     from simulators.results import print_results, results_frame, table_console, write_results_csv
     from simulators.run_keys import check_run_keys
-    from simulators.runner import build_agents_recorded, run_episodes
+    from simulators.runner import build_agents_recorded, run_episodes, run_episodes_in_processes
     from simulators.usage import has_usage, render_usage_table, usage_frame, write_usage_csv
 
     keys = check_run_keys(cfg)
@@ -125,12 +153,17 @@ def _run(cfg: Any) -> Any:
     metrics = build_metrics(metric_specs(cfg.environment))
     evaluators = build_evaluators(cfg.get("evaluators"))
     setup = build_setup(cfg.environment)
-    budget = RunBudget(max_tokens=keys.budget.max_tokens, max_cost_usd=keys.budget.max_cost_usd)
-    agents = build_agents_recorded(cfg, setup, run_dir=run_dir, budget=budget)
-    summary = asyncio.run(run_episodes(
-        setup, agents, episodes=keys.episodes, max_turns=keys.max_turns, seed=keys.seed,
-        concurrency=keys.concurrency, run_dir=run_dir, config_hash=digest, progress=keys.progress, budget=budget,
-    ))
+    if keys.runner.backend == "processes":
+        summary = run_episodes_in_processes(
+            resolved_config(cfg), workers=keys.runner.workers, episodes=keys.episodes, max_turns=keys.max_turns,
+            seed=keys.seed, run_dir=run_dir, config_hash=digest, progress=keys.progress)
+    else:
+        budget = RunBudget(max_tokens=keys.budget.max_tokens, max_cost_usd=keys.budget.max_cost_usd)
+        agents = build_agents_recorded(cfg, setup, run_dir=run_dir, budget=budget)
+        summary = asyncio.run(run_episodes(
+            setup, agents, episodes=keys.episodes, max_turns=keys.max_turns, seed=keys.seed,
+            concurrency=keys.concurrency, run_dir=run_dir, config_hash=digest, progress=keys.progress,
+            budget=budget))
     usage = summary.usage or {}
     (run_dir / "llm_usage.json").write_text(json.dumps(usage, indent=2) + "\n", encoding="utf-8")
     console = table_console()

@@ -24,12 +24,20 @@ GOOD = {"episodes": 10, "max_turns": 5, "seed": 0, "concurrency": 8, "progress":
     ("progress", "maybe", "progress=false"),
     ("budget", {"max_tokens": -5, "max_cost_usd": None}, "budget.max_tokens=200000"),
     ("budget", {"max_tokens": None, "max_cost_usd": "lots"}, "budget.max_cost_usd=5"),
+    ("runner", {"backend": "threads", "workers": 2}, "runner.backend=processes"),
+    ("runner", {"backend": "processes", "workers": 0}, "runner.workers=2"),
+    ("runner", {"backend": "processes", "workres": 2}, "runner.backend=asyncio"),
 ])
 def test_each_bad_value_names_itself_and_what_to_write(key, value, fix):
     with pytest.raises(CrsimError) as caught:
         check_run_keys({**GOOD, key: value})
     message = str(caught.value)
     assert "\n" not in message and "is not valid: write" in message and fix in message
+
+
+def test_a_budget_cannot_be_split_across_worker_processes():
+    with pytest.raises(CrsimError, match="runner.backend=asyncio"):
+        check_run_keys({**GOOD, "runner": {"backend": "processes"}, "budget": {"max_tokens": 100}})
 
 
 def test_good_values_pass():

@@ -1,0 +1,72 @@
+"""Benchmark: offline episodes/second by runner backend, and peak memory against run length.
+
+Each measurement is a real `crsim run` on the default restaurant world (BM25 x target-
+biased seeker, offline) in a fresh run directory. Throughput is taken from two run
+lengths, (n_long - n_short) / (t_long - t_short), so process start-up, world loading and
+index building (paid once per run, or once per worker) cancel out. Peak memory is the
+child's maximum RSS for runs of increasing length: flat means results are streamed.
+Writes JSON (default `outputs/bench/bench_scale.json`).
+Targets (issue 19): 2 processes >= 1.7 x one, >= 60 offline episodes/s with two; memory
+flat in the number of episodes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BACKENDS = {"asyncio": ["runner.backend=asyncio"], "processes-1": ["runner.backend=processes", "runner.workers=1"],
+            "processes-2": ["runner.backend=processes", "runner.workers=2"]}
+
+
+def crsim_run(episodes: int, overrides: list[str], run_dir: Path) -> tuple[float, float]:
+    """(wall seconds, peak RSS in MB of this child and its workers)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "simulators.cli.main", "run", f"episodes={episodes}", "progress=false",
+                    f"hydra.run.dir={run_dir}", *overrides], check=True, stdout=subprocess.DEVNULL,
+                   env={**os.environ, "OMP_NUM_THREADS": "1"})
+    seconds = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return seconds, max(peak, before) / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--short", type=int, default=50)
+    parser.add_argument("--long", type=int, default=400)
+    parser.add_argument("--memory-runs", type=int, nargs="+", default=[200, 2000])
+    parser.add_argument("--out", type=Path, default=Path("outputs/bench/bench_scale.json"))
+    args = parser.parse_args()
+
+    throughput = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, overrides in BACKENDS.items():
+            short, _ = crsim_run(args.short, overrides, Path(tmp) / f"{name}-short")
+            long, _ = crsim_run(args.long, overrides, Path(tmp) / f"{name}-long")
+            throughput[name] = {"episodes_per_s": round((args.long - args.short) / (long - short), 2),
+                                "wall_s": {str(args.short): round(short, 1), str(args.long): round(long, 1)}}
+            print(name, throughput[name], flush=True)
+        memory = []
+        for n in args.memory_runs:  # each in its own child: RUSAGE_CHILDREN's peak only grows, so largest last
+            seconds, peak = crsim_run(n, BACKENDS["asyncio"], Path(tmp) / f"memory-{n}")
+            memory.append({"episodes": n, "wall_s": round(seconds, 1), "peak_rss_mb_so_far": round(peak, 1)})
+            print(memory[-1], flush=True)
+    base = throughput["processes-1"]["episodes_per_s"]
+    result = {"throughput": throughput, "speedup_2_vs_1_process": round(throughput["processes-2"]["episodes_per_s"]
+                                                                         / base, 2) if base else None,
+              "memory": memory, "cpus": os.cpu_count(), "load_average_after": os.getloadavg()}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
