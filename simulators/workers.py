@@ -42,14 +42,15 @@ def _start_worker(config: dict[str, Any], max_turns: int, seed: int, config_hash
     register_resolvers()
     setup = build_setup(config["environment"])
     _WORKER.update(setup=setup, agents=build_agents(config, setup), max_turns=max_turns, seed=seed,
-                   config_hash=config_hash)
+                   config_hash=config_hash, loop=asyncio.new_event_loop())  # one loop for the worker's life
 
 
 def _run_one(index: int) -> EpisodeOutcome:
     from simulators.episode import run_episode
 
-    return asyncio.run(run_episode(_WORKER["setup"], _WORKER["agents"], index=index, run_seed=_WORKER["seed"],
-                                   max_turns=_WORKER["max_turns"], config_hash=_WORKER["config_hash"]))
+    return _WORKER["loop"].run_until_complete(run_episode(
+        _WORKER["setup"], _WORKER["agents"], index=index, run_seed=_WORKER["seed"], max_turns=_WORKER["max_turns"],
+        config_hash=_WORKER["config_hash"]))
 
 
 def run_in_processes(config: dict[str, Any], indices: Iterable[int], *, workers: int, max_turns: int, seed: int,
