@@ -66,6 +66,15 @@ def run_hydra(overrides: list[str]) -> int:
               file=sys.stderr)
         return 2
 
+    from environments.errors import CrsimError
+    from simulators.cli.precheck import check_overrides
+
+    try:
+        check_overrides(CONF_DIR, overrides)
+    except CrsimError as exc:
+        print(f"crsim: error: {exc}", file=sys.stderr)
+        return 2
+
     @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
     def app(cfg: Any) -> None:
         run_experiment(cfg)
