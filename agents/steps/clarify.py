@@ -20,6 +20,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from pydantic import BaseModel, Field
 
@@ -126,6 +127,11 @@ def _talked_about(terms: Sequence[str], said: set[str]) -> bool:
 
 def repeats_attribute(mined: str, attributes: Sequence[str]) -> bool:
     """Whether a mined aspect names an attribute ("prices" vs "price_range"): same word stem."""
+    return _repeats_attribute(mined, tuple(attributes))
+
+
+@cache
+def _repeats_attribute(mined: str, attributes: tuple[str, ...]) -> bool:
     words = {w.rstrip("s") for w in tokens(mined)}
     return any(words & {w.rstrip("s") for w in tokens(display_name(a))} for a in attributes)
 
@@ -143,6 +149,7 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
         # Items are immutable during a run; normalising their values once keeps this step
         # off the per-turn profile (it runs every turn over the top candidates).
         self._values: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._mined: dict[tuple[int, str], dict[str, tuple[tuple[str, ...], float]]] = {}
 
     def _values_of(self, item: Item, aspect: str) -> tuple[str, ...]:
         key = (item.id, aspect)
@@ -184,10 +191,18 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
             if aspect.name in excluded or repeats_attribute(aspect.name, attributes) \
                     or _talked_about(aspect.terms, said):
                 continue
-            values = [mined.values_of(aspect.name, item.id) or () for item in inputs.candidates]
-            known = [mined.presence(aspect.name, item.id, self.reviews_read) for item in inputs.candidates]
-            options.append((aspect.name, values, known))
+            table = self._mined.setdefault((id(mined), aspect.name), {})
+            pairs = [table.get(item.id) or self._mined_of(mined, aspect.name, item.id, table)
+                     for item in inputs.candidates]
+            options.append((aspect.name, [p[0] for p in pairs], [p[1] for p in pairs]))
         return options
+
+    def _mined_of(self, mined: AspectVocabulary, aspect: str, item_id: str,
+                  table: dict[str, tuple[tuple[str, ...], float]]) -> tuple[tuple[str, ...], float]:
+        """An item's values for a mined aspect and the chance they are known, memoised in
+        `table` like `_values_of` (this runs for ~25 aspects x 50 candidates every turn)."""
+        table[item_id] = (mined.values_of(aspect, item_id) or (), mined.presence(aspect, item_id, self.reviews_read))
+        return table[item_id]
 
     def prompt_variables(self, inputs: ClarifyInput) -> dict[str, object]:
         mined = inputs.mined
