@@ -21,6 +21,7 @@ from environments.catalog import Catalog
 from environments.models import Episode, Role
 from environments.worlds.oracle import ExactMatchOracle, claim_holds
 from environments.worlds.truth import ItemTruth
+from simulators.stats import bootstrap_ci
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
@@ -71,9 +72,8 @@ def claims_before(episode: Episode, turn_index: int) -> list[list[object]]:
 
 def oracle_curve(episodes: Sequence[Episode], items: dict[str, ItemTruth], candidates: Sequence[str],
                  k: int, name: str = "oracle") -> Curve:
-    """Expected Hits@k of the exact-match oracle at each turn of the logged dialogues."""
-    import numpy as np
-
+    """Expected Hits@k of the exact-match oracle at each turn of the logged dialogues, with
+    the same percentile-bootstrap interval as the results tables."""
     oracle = ExactMatchOracle(items, candidates)
     per_turn: dict[int, list[float]] = {}
     for episode in episodes:
@@ -82,15 +82,9 @@ def oracle_curve(episodes: Sequence[Episode], items: dict[str, ItemTruth], candi
         for evaluation in episode.evaluations:
             claims = claims_before(episode, evaluation.source_turn)
             per_turn.setdefault(evaluation.turn, []).append(oracle.hit_probability(claims, episode.targets[0], k))
-    turns = sorted(per_turn)
-    means, lows, highs = [], [], []
-    for turn in turns:
-        values = np.asarray(per_turn[turn])
-        mean, half = float(values.mean()), 1.96 * float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
-        means.append(round(mean, 4))
-        lows.append(round(max(0.0, mean - half), 4))
-        highs.append(round(min(1.0, mean + half), 4))
-    return Curve(name=name, mean=means, ci_low=lows, ci_high=highs, n=max((len(v) for v in per_turn.values()), default=0))
+    intervals = [bootstrap_ci(per_turn[turn]) for turn in sorted(per_turn)]
+    return Curve(name=name, mean=[round(m, 4) for m, _, _ in intervals], ci_low=[round(lo, 4) for _, lo, _ in intervals],
+                 ci_high=[round(hi, 4) for _, _, hi in intervals], n=max(map(len, per_turn.values()), default=0))
 
 
 def seeker_agreement(episodes: Iterable[Episode], items: dict[str, ItemTruth]) -> Agreement:
