@@ -224,7 +224,10 @@ class Environment(ABC):
 
     @abstractmethod
     def reset(self, *, seed: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Start an episode; return the first observation of every declared role."""
+        """Start an episode; return the first observation of every declared role.
+
+        The orchestrator passes `options={"episode_index": i}`; an environment may use it
+        (one user per episode) or ignore it, and must accept options it does not know."""
 
     @abstractmethod
     def observe(self, role: str) -> Any:

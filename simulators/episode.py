@@ -109,7 +109,9 @@ async def run_episode(setup: Any, agents: Mapping[str, Any], *, index: int, run_
                       config_hash: str) -> EpisodeOutcome:
     """Run one episode to its end; never raises for a failure inside the episode.
 
-    `agents` maps each role `setup.roles` declares to its agent. A spent run budget ends
+    `agents` maps each role `setup.roles` declares to its agent. The environment is reset
+    with the episode's seed and `options={"episode_index": index}` (a protocol that walks a
+    fixed list, one user per episode, uses it; others ignore it). A spent run budget ends
     the episode with `budget` (and the budget's state as `error` text, no traceback); any
     other exception ends it with `error` and the traceback.
     """
@@ -124,7 +126,7 @@ async def run_episode(setup: Any, agents: Mapping[str, Any], *, index: int, run_
     termination, error = TerminationReason.error, None
     with recording(recorder):
         try:
-            first = env.reset(seed=seed)
+            first = env.reset(seed=seed, options={"episode_index": index})
             state: EpisodeState = {"memory": {role: agents[role].init_state(first[role]) for role in roles},
                                    "turn": 0}
             limit = (len(roles) + 1) * max_turns + 8

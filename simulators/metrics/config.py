@@ -16,10 +16,15 @@ from typing import Any
 
 from environments.errors import CrsimError
 from simulators.metrics.base import Metric, check_unique
+from simulators.metrics.coverage import (
+    AverageCoverageIncrease, CoverageIncrease, PreferenceCoverage, residual_coverage, selected_coverage,
+)
 from simulators.metrics.ranking import MRR, AvgPosition, HitsAt, NDCGAt, RecallAt
 from simulators.metrics.sets import SetF1, SetPrecision, SetRecall
 
-_PARAMETRIC = {"hits": HitsAt, "recall": RecallAt, "ndcg": NDCGAt}
+_PARAMETRIC: dict[str, Any] = {"hits": HitsAt, "recall": RecallAt, "ndcg": NDCGAt, "pc": PreferenceCoverage,
+                               "pc_selected": selected_coverage, "pc_residual": residual_coverage,
+                               "pcir": CoverageIncrease, "pcir_avg": AverageCoverageIncrease}
 _PLAIN: dict[str, type[Metric]] = {"mrr": MRR, "avg_position": AvgPosition, "set_precision": SetPrecision,
                                    "set_recall": SetRecall, "set_f1": SetF1}
 _NAME = re.compile(r"^([a-z_]+)@([1-9][0-9]*)$")
@@ -91,6 +96,7 @@ def select_metrics(available: Sequence[Metric], names: Sequence[str] | None) -> 
         if metric is None:
             known = ", ".join(by_name) or "none"
             raise CrsimError(f"unknown metric {name!r}; this run has: {known} "
-                             "(and any hits@K, recall@K, mrr, avg_position, set_precision/recall/f1)")
+                             "(and any hits@K, recall@K, ndcg@K, pc@K, pc_selected@K, pc_residual@K, pcir@K, pcir_avg@K, mrr, "
+                             "avg_position, set_precision/recall/f1)")
         chosen.append(metric)
     return chosen
