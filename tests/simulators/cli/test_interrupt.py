@@ -17,6 +17,7 @@ import pytest
 
 from crsim_testing import CRSIM, crsim, make_tiny_catalog
 
+EPISODES = 40  # enough that a signal sent after 3 logged episodes lands mid-run even on a loaded machine
 COMMON = ["environment.target_pool_size=5", "max_turns=2", "progress=false", "concurrency=1"]
 
 
@@ -50,7 +51,7 @@ def tiny_catalog_dir_module(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def reference(tiny_catalog_dir_module: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     run_dir = tmp_path_factory.mktemp("reference")
-    done = crsim("run", f"environment.catalog={tiny_catalog_dir_module}", "episodes=12", *COMMON,
+    done = crsim("run", f"environment.catalog={tiny_catalog_dir_module}", f"episodes={EPISODES}", *COMMON,
                  f"hydra.run.dir={run_dir}")
     assert done.returncode == 0, done.stderr[-2000:]
     return tiny_catalog_dir_module, _sorted_lines(run_dir / "episodes.jsonl")
@@ -67,9 +68,9 @@ def test_a_polite_signal_leaves_a_valid_log_a_summary_and_status_130(reference, 
     assert process.returncode == 130, err[-2000:]
     assert "crsim: interrupted:" in err and f"hydra.run.dir={run_dir}" in err
     logged = _sorted_lines(run_dir / "episodes.jsonl")
-    assert 3 <= len(logged) < 12, "the signal came too late for this test to mean anything"
+    assert 3 <= len(logged) < EPISODES, "the signal came too late for this test to mean anything"
     assert logged == expected[: len(logged)]  # one at a time: the first episodes, finished
-    again = crsim("run", f"environment.catalog={catalog}", "episodes=12", *COMMON, f"hydra.run.dir={run_dir}")
+    again = crsim("run", f"environment.catalog={catalog}", f"episodes={EPISODES}", *COMMON, f"hydra.run.dir={run_dir}")
     assert again.returncode == 0, again.stderr[-2000:]
     assert _sorted_lines(run_dir / "episodes.jsonl") == expected
 
@@ -77,14 +78,14 @@ def test_a_polite_signal_leaves_a_valid_log_a_summary_and_status_130(reference, 
 def test_kill_9_then_the_same_command_completes_the_run_exactly(reference, tmp_path: Path) -> None:
     catalog, expected = reference
     run_dir = tmp_path / "run"
-    process = _start(catalog, run_dir, 12)
+    process = _start(catalog, run_dir, EPISODES)
     _wait_for_lines(run_dir / "episodes.jsonl", 4, process)
     process.kill()
     process.communicate()
     log = run_dir / "episodes.jsonl"
     with log.open("a") as handle:  # what a write cut by the kill leaves behind
         handle.write('{"id": "s0-e00099", "index": 99, "turns": [{"ind')
-    again = crsim("run", f"environment.catalog={catalog}", "episodes=12", *COMMON, f"hydra.run.dir={run_dir}")
+    again = crsim("run", f"environment.catalog={catalog}", f"episodes={EPISODES}", *COMMON, f"hydra.run.dir={run_dir}")
     assert again.returncode == 0, again.stderr[-2000:]
     assert _sorted_lines(log) == expected  # no cut line, no duplicate, the same episodes
 
@@ -94,6 +95,6 @@ def test_a_larger_episodes_extends_a_run(reference, tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     first = crsim("run", f"environment.catalog={catalog}", "episodes=5", *COMMON, f"hydra.run.dir={run_dir}")
     assert first.returncode == 0, first.stderr[-2000:]
-    more = crsim("run", f"environment.catalog={catalog}", "episodes=12", *COMMON, f"hydra.run.dir={run_dir}")
-    assert more.returncode == 0 and "ran 7, resumed 5" in more.stdout, more.stdout[-2000:]
+    more = crsim("run", f"environment.catalog={catalog}", f"episodes={EPISODES}", *COMMON, f"hydra.run.dir={run_dir}")
+    assert more.returncode == 0 and f"ran {EPISODES - 5}, resumed 5" in more.stdout, more.stdout[-2000:]
     assert _sorted_lines(run_dir / "episodes.jsonl") == expected
