@@ -52,7 +52,7 @@ def target_knowledge(catalog: Catalog, item: Item) -> TargetKnowledge:
         domain, items = world
         truth = items.get(item.id)
         if truth is not None:
-            return TargetKnowledge(tuple(_world_facts(domain, truth.attributes)), tuple(truth.signatures))
+            return TargetKnowledge(tuple(domain_facts(domain, truth.attributes)), tuple(truth.signatures))
     return plain_knowledge(item.attributes)
 
 
@@ -80,7 +80,9 @@ def _world_truth(path: str) -> tuple[str, dict[str, ItemTruth]] | None:
     return (load_manifest(Path(path)).domain, items) if items else None
 
 
-def _world_facts(domain: str, attributes: dict[str, AttributeValue]) -> list[TargetFact]:
+def domain_facts(domain: str, attributes: dict[str, AttributeValue]) -> list[TargetFact]:
+    """The values of `attributes` as a person talks about them in a world `domain` (its
+    seeker phrase bank): also how a target-free seeker words the values it likes."""
     from environments.worlds import get_domain
     from environments.worlds.seeker_talk import SEEKER_WORDS, VAGUE
 

@@ -19,7 +19,7 @@ from omegaconf import DictConfig, OmegaConf
 
 EXECUTION_ONLY_KEYS = frozenset({"concurrency", "progress", "hydra", "cache_dir", "budget", "runner", "episodes"})
 SCORING_ONLY_KEY = "metrics"  # under `environment`
-SCORING_ONLY_TOP_KEYS = frozenset({"evaluators"})  # post-run evaluators (simulators.evaluators)
+SCORING_ONLY_TOP_KEYS = frozenset({"evaluators", "judge"})  # post-run evaluators and the judge backend they use
 
 
 def resolved_config(cfg: DictConfig) -> dict[str, Any]:

@@ -4,7 +4,8 @@ A run's config may list `evaluators:` (each a `_target_`); each built object has
 `name` and `evaluate(episodes, setup) -> pandas.DataFrame`, and may have
 `summary_lines(frame) -> list[str]` for one-line headlines. `crsim run` calls each after
 the results table, prints its frame as a table and its lines, and writes
-`<run dir>/eval-<name>.csv`. Evaluators score episodes without changing them, so they
+`<run dir>/eval-<name>.csv`. An evaluator that cannot score this run honestly (an LLM
+judge with no language model) returns None: nothing is printed or written. Evaluators score episodes without changing them, so they
 are left out of the config hash (`simulators.config_hash`), like `environment.metrics`.
 """
 
@@ -72,6 +73,8 @@ def run_evaluators(evaluators: Sequence[Evaluator], episodes: Sequence[Episode],
     frames = {}
     for evaluator in evaluators:
         frame = evaluator.evaluate(list(episodes), setup)
+        if frame is None:
+            continue
         frame.to_csv(Path(run_dir) / f"eval-{evaluator.name}.csv", index=False)
         frames[evaluator.name] = frame
         if console is not None:

@@ -153,6 +153,17 @@ def render_table(df: pd.DataFrame, title: str | None = None) -> Table:
     return table
 
 
+TABLE_METRICS = 6  # metric columns per printed table: more would fold every CI cell
+
+
 def print_results(df: pd.DataFrame, title: str | None = None, console: Console | None = None) -> None:
-    """Print `render_table(df, title)` to `console` (a new stdout console by default)."""
-    (console or table_console()).print(render_table(df, title))
+    """Print `render_table(df, title)` to `console` (a new stdout console by default); a
+    frame with many metrics (PEPPER has 16) is printed as several tables of at most
+    `TABLE_METRICS` metric columns each, in metric order."""
+    console = console or table_console()
+    metrics = list(dict.fromkeys(df["metric"]))
+    chunks = [metrics[i:i + TABLE_METRICS] for i in range(0, len(metrics), TABLE_METRICS)] or [[]]
+    for number, chunk in enumerate(chunks):
+        part = df[df["metric"].isin(chunk)] if len(chunks) > 1 else df
+        suffix = f" ({number + 1}/{len(chunks)})" if len(chunks) > 1 and title else ""
+        console.print(render_table(part, f"{title}{suffix}" if title else None))

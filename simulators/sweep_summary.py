@@ -115,7 +115,7 @@ def render_comparison_table(
             best[(int(turn), metric)] = means.max() if higher[metric] else means.min()
 
     table = Table(title=title)
-    table.add_column("config", no_wrap=True)
+    table.add_column("config", overflow="fold", max_width=30)  # long override labels wrap, metrics stay whole
     table.add_column("turn", justify="right")
     table.add_column("n", justify="right")
     for m in metrics:
@@ -142,7 +142,8 @@ def summarize_sweep(
 ) -> pd.DataFrame:
     """Write `summary.csv` and `summary.png` into `sweep_dir`, print the comparison table.
 
-    `summary.png` plots `metrics` (default: the headline ones, see `plots.headline_metrics`).
+    `summary.png` plots `metrics` (default: the headline ones, see `plots.headline_metrics`),
+    and the printed table shows them too when given (`summary.csv` always has every metric).
     Returns the collected long-format frame (with its `config` column).
     """
     sweep_dir = Path(sweep_dir)
@@ -155,7 +156,7 @@ def summarize_sweep(
     plotted = list(metrics) if metrics else headline_metrics(list(dict.fromkeys(df["metric"])))
     plot_metrics_vs_turn(frames, sweep_dir / "summary.png", metrics=plotted)
     console = console or table_console()
-    console.print(render_comparison_table(df, title=f"Sweep {sweep_dir}"))
+    console.print(render_comparison_table(df, title=f"Sweep {sweep_dir}", metrics=list(metrics) if metrics else None))
     usage = collect_usage(sweep_dir)
     if any(has_usage(frame) for frame in usage.values()):
         console.print(render_usage_table(usage, title="LLM usage per configuration"))

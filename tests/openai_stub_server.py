@@ -101,6 +101,13 @@ STEP_MARKERS = {
     "crag_recommend": "You compile a list of",
     "crag_infer": "has not named any",
     "crag_rerank": "You rate each candidate recommendation",
+    "pepper_extract": "You read one person's review",
+    "pepper_general": "You describe a person's taste",
+    "pepper_reflect": "You are a person looking for",
+    "pepper_reply": "role-playing a user of a movie recommender",
+    "judge_proactiveness": "You grade proactiveness",
+    "judge_coherence": "You grade coherence",
+    "judge_personalization": "You grade personalization",
 }
 
 SCRIPTED = {
@@ -124,6 +131,14 @@ SCRIPTED = {
     "crag_recommend": {"titles": ["Annabelle", "Hereditary", "Scream", "A Quiet Place", "The Conjuring 2"]},
     "crag_infer": {"titles": ["The Conjuring", "Insidious"]},
     "crag_rerank": {"ratings": [{"title": "Scream", "score": 2}]},
+    # PEPPER's seeker steps and judge; "horror"/"comedy" are movie-world genres
+    "pepper_extract": {"likes": ["horror"], "dislikes": ["comedy"]},
+    "pepper_general": {"narrative": "STUB: I love horror.", "likes": ["horror"], "dislikes": ["comedy"]},
+    "pepper_reflect": {"reactions": []},
+    "pepper_reply": {"reply": "STUB: more horror, please."},
+    "judge_proactiveness": {"score": 4, "reason": "STUB: asks a lot."},
+    "judge_coherence": {"score": 3, "reason": "STUB: mostly on topic."},
+    "judge_personalization": {"score": 2, "reason": "STUB: generic."},
 }
 
 SINGLE_TARGET_STEPS = ("clarify_question", "seeker_answer", "summarize_reviews")

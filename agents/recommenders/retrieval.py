@@ -8,6 +8,7 @@ Questions are about the catalog's attributes and about the aspects its reviews t
 about, mined once per catalog view when the recommender is built (cached on disk; see
 `environments/search/aspects.py`); a catalog without attributes is asked about those
 alone. The view is the recommender's own, so the seekers' withheld reviews are not mined.
+Items the seeker has already liked or disliked are not shown again.
 """
 
 from __future__ import annotations
@@ -49,8 +50,21 @@ def seeker_utterances(observation: RecommenderObservation) -> list[str]:
     return [turn.text for turn in observation.dialogue if turn.role == Role.seeker]
 
 
+def judged_items(observation: RecommenderObservation) -> set[str]:
+    """Items the seeker has already given feedback on (liked or disliked when shown)."""
+    return {item_id for turn in observation.dialogue if turn.role == Role.seeker for item_id in turn.feedback}
+
+
 async def retrieve(state: RecommenderState, runtime: Runtime[RetrievalContext]) -> dict[str, Any]:
-    scores = runtime.context.scorer(seeker_utterances(state["observation"]))
+    """Score every item; items the seeker already judged go last: showing them again tells
+    the seeker nothing new (a seeker that gives no feedback is unaffected)."""
+    observation = state["observation"]
+    scores = np.asarray(runtime.context.scorer(seeker_utterances(observation)), dtype=float)
+    judged = [runtime.context.catalog.item_index[i] for i in judged_items(observation)
+              if i in runtime.context.catalog.item_index]
+    if judged:
+        scores = scores.copy()
+        scores[judged] = scores.min() - 1.0
     return {"scores": scores}
 
 

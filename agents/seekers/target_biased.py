@@ -66,27 +66,27 @@ def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentenc
     """Its target's values and signatures, then what its own review, the summary and the
     positive reviews say (paraphrased, never quoted)."""
     knowledge = profile.knowledge if profile.knowledge.facts else plain_knowledge(profile.attributes)
-    facts = [_value_fact(fact, profile.target_id) for fact in knowledge.facts]
-    facts += [Fact(f"sig:{s}", s, _frame(pick(SIGNATURE_FORMS, s, profile.target_id), s=s), None,
+    facts = [value_fact(fact, profile.target_id) for fact in knowledge.facts]
+    facts += [Fact(f"sig:{s}", s, frame(pick(SIGNATURE_FORMS, s, profile.target_id), s=s), None,
                    ("signature", s, 1), salience=0.6) for s in knowledge.signatures]
     own = " ".join(split_sentences(profile.own_review)[:own_review_sentences])
     facts.extend(facts_from_reviews([own, summary, *profile.positive_reviews]))
     return facts
 
 
-def _value_fact(fact: TargetFact, target_id: str) -> Fact:
+def value_fact(fact: TargetFact, target_id: str) -> Fact:
     """A target value with a plain wording and its vague and negative alternatives."""
     key = f"attr:{fact.aspect}={fact.value}"
-    plain = _frame(pick(WANT_FORMS, key, target_id), p=pick(fact.says, target_id, key))
+    plain = frame(pick(WANT_FORMS, key, target_id), p=pick(fact.says, target_id, key))
     claim = (fact.aspect, fact.value, 1)
-    vague = [Wording(_frame(pick(VAGUE_FORMS, phrase, target_id), p=phrase), claim) for phrase in fact.vague]
-    avoid = [Wording(_frame(pick(AVOID_FORMS, other, target_id), p=pick(says, target_id)), (fact.aspect, other, -1))
+    vague = [Wording(frame(pick(VAGUE_FORMS, phrase, target_id), p=phrase), claim) for phrase in fact.vague]
+    avoid = [Wording(frame(pick(AVOID_FORMS, other, target_id), p=pick(says, target_id)), (fact.aspect, other, -1))
              for other, says in fact.avoid]
     return Fact(key, f"{fact.aspect_display}: {fact.says[0]}", plain, fact.aspect, claim, tuple(vague + avoid),
                 fact.salience)
 
 
-def _frame(form: str, **fill: str) -> str:
+def frame(form: str, **fill: str) -> str:
     """Fill a frame; `{P}` is the filler capitalised (a sentence may start with it)."""
     capitals = {key.upper(): value[:1].upper() + value[1:] for key, value in fill.items()}
     return form.format(**fill, **capitals)

@@ -1,0 +1,235 @@
+"""PEPPER's seekers: target-free (general + reflected preferences) and its target-biased variant.
+
+The target-free seeker is built from a user's *seen* items only: its own reviews become
+binary likes and dislikes, then general preferences (`agents.steps.preferences`). It is
+never told its targets. Each turn it reacts to the items on screen (reflected
+preferences: a seen item by its own review, an unseen one by its general preferences,
+given as `SeekerReply.feedback`), answers the recommender's question from its general
+preferences in its own words (`SeekerAnswerStep`, one to three things a turn), and asks
+for more.
+
+The target-biased variant (`build_target_biased`, PEPPER A.3) is told the attributes of
+the *selected* half of its targets (no titles) by the environment
+(`disclose_targets: selected`); its preferences are those values, most common first, and
+it does not react to what is shown. Both are scored on the same selected/residual halves.
+
+Graph per turn: `prepare` (first turn only) → `reply` → END.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from agents.base import GraphAgent, TurnState
+from agents.seekers.target_biased import AVOID_FORMS, frame, stated_in, value_fact
+from agents.steps.clarify import OPEN_QUESTION
+from agents.steps.preferences import (
+    ExtractPreferencesStep, GeneralInput, GeneralPreferences, GeneralPreferencesStep, PepperReplyStep, ReflectInput,
+    Reflection, ReflectStep, ReplyInput, ReviewInput, SeenEvidence, parse_features, reaction_bars, weights_of,
+)
+from agents.steps.seeker_answer import AnswerInput, Fact, SeekerAnswer, SeekerAnswerStep
+from agents.steps.text import pick
+from agents.steps.value_lexicon import Feature, ValueLexicon
+from environments.base import ItemCard, SeekerObservation, SeekerReply
+from environments.catalog import Catalog
+from environments.errors import CrsimError
+from environments.models import Role, Turn
+from environments.multi_target import PepperProfile
+from environments.search.embeddings import get_encoder
+from environments.target_facts import TargetFact, domain_facts, plain_knowledge
+
+
+class PepperState(TurnState, total=False):
+    preferences: dict[str, Any]
+    facts: list[Fact]
+    stated: list[str]
+    reacted: list[str]   # items already commented on (a shown-again item gets feedback, not a new remark)
+
+
+@dataclass(frozen=True, slots=True)
+class PepperContext:
+    lexicon: ValueLexicon
+    domain: str | None
+    answer: SeekerAnswerStep
+    reply: PepperReplyStep
+    extract: ExtractPreferencesStep | None = None
+    general: GeneralPreferencesStep | None = None
+    reflect: ReflectStep | None = None     # None: the target-biased variant does not react
+    react_share: float = 0.25              # liked: as good as its best quarter of seen items; disliked: worst
+    mention_liked: int = 0                 # name this many of its best-rated seen titles, one a turn (CRAG)
+
+
+async def general_preferences(profile: PepperProfile, context: PepperContext, item_noun: str) -> GeneralPreferences:
+    """Binary preferences per seen review, then the general preferences of the user."""
+    assert context.extract is not None and context.general is not None
+    evidence = []
+    for seen in profile.seen:
+        prefs = await context.extract.run(ReviewInput(seen.item, seen.rating, seen.review, item_noun))
+        evidence.append(SeenEvidence(seen.item, seen.rating, prefs))
+    return await context.general.run(GeneralInput(evidence, item_noun))
+
+
+def liked_titles(profile: PepperProfile, n: int) -> list[ItemCard]:
+    """Its `n` best-rated seen items (4+ stars), best first, ties by item id: what it names."""
+    liked = sorted((s for s in profile.seen if (s.rating or 0) >= 4), key=lambda s: (-(s.rating or 0), s.item.id))
+    return [s.item for s in liked[:n]]
+
+
+def disclosed_preferences(profile: PepperProfile, lexicon: ValueLexicon) -> GeneralPreferences:
+    """The target-biased variant's preferences: the disclosed targets' values, most common first."""
+    from agents.steps.preferences import preferences_from_weights
+    from agents.steps.value_lexicon import attribute_values
+
+    counts: Counter[Feature] = Counter(
+        (aspect, v) for target in profile.disclosed for aspect, value in target.attributes.items()
+        for v in attribute_values(value))
+    top = max(counts.values(), default=1)
+    return preferences_from_weights({f: c / top for f, c in counts.items()}, max_likes=len(counts), max_dislikes=0)
+
+
+def preference_facts(preferences: GeneralPreferences, lexicon: ValueLexicon, domain: str | None,
+                     user_id: str) -> list[Fact]:
+    """What the seeker may say: each liked value in its own words (as a target-biased seeker
+    would), each disliked one as something to avoid; stronger preferences more salient."""
+    weights = weights_of(preferences, lexicon)
+    facts = []
+    for feature in parse_features(preferences.likes, lexicon):
+        spoken = _spoken(feature, domain)
+        fact = value_fact(spoken, user_id)
+        facts.append(Fact(f"pref:{feature[0]}={feature[1]}", fact.match_text, fact.utterance, fact.aspect,
+                          fact.claim, fact.alternatives, salience=max(0.05, weights.get(feature, 0.5))))
+    for feature in parse_features(preferences.dislikes, lexicon):
+        spoken = _spoken(feature, domain)
+        says = pick(spoken.says, user_id, feature[1])
+        facts.append(Fact(f"pref:-{feature[0]}={feature[1]}", f"{spoken.aspect_display}: not {spoken.says[0]}",
+                          frame(pick(AVOID_FORMS, feature[1], user_id), p=says), feature[0],
+                          (feature[0], feature[1], -1), salience=max(0.05, abs(weights.get(feature, 0.5)) / 2)))
+    return facts
+
+
+def _spoken(feature: Feature, domain: str | None) -> TargetFact:
+    aspect, value = feature
+    facts = []
+    if domain is not None:
+        try:
+            facts = domain_facts(domain, {aspect: value})
+        except KeyError:  # a value the domain's phrase bank does not know (an imported catalog's)
+            facts = []
+    return (facts or list(plain_knowledge({aspect: value}).facts))[0]
+
+
+async def prepare(state: PepperState, runtime: Runtime[PepperContext]) -> dict[str, Any]:
+    obs: SeekerObservation = state["observation"]
+    context = runtime.context
+    profile: PepperProfile = obs.profile
+    if context.reflect is None:
+        if not profile.disclosed:
+            raise CrsimError("seeker=target_biased_pepper is told nothing: it needs "
+                             "environment.disclose_targets=selected (its config sets it)")
+        preferences = disclosed_preferences(profile, context.lexicon)
+    else:
+        preferences = await general_preferences(profile, context, obs.item_noun)
+    return {"preferences": preferences.model_dump(), "stated": list(state.get("stated", [])),
+            "facts": preference_facts(preferences, context.lexicon, context.domain, profile.user_id)}
+
+
+async def reply(state: PepperState, runtime: Runtime[PepperContext]) -> dict[str, Any]:
+    obs: SeekerObservation = state["observation"]
+    context = runtime.context
+    profile: PepperProfile = obs.profile
+    preferences = GeneralPreferences.model_validate(state["preferences"])
+    last = obs.dialogue[-1]
+    if context.reply.llm is not None:  # the reply prompt answers the question itself, from the narrative
+        answer = SeekerAnswer(answer="", has_preference=True)
+    else:
+        answer = await context.answer.run(AnswerInput(
+            question=last.text, facts=state["facts"], stated=frozenset(state["stated"]), dialogue=obs.dialogue,
+            item_noun=obs.item_noun, target_title="",
+            open_question=bool(last.metadata.get("opening")) or last.text.strip() == OPEN_QUESTION,
+            seed=obs.episode_seed))
+    reflection = Reflection()
+    if context.reflect is not None and obs.shown:
+        own = {s.item.id: (s.rating, s.review) for s in profile.seen}
+        bars = reaction_bars(weights_of(preferences, context.lexicon), [s.item for s in profile.seen], context.lexicon,
+                             context.react_share)
+        reflection = await context.reflect.run(ReflectInput(obs.shown, own, preferences, obs.item_noun, bars))
+    reacted = list(state.get("reacted", []))
+    fresh = Reflection(reactions=[r for r in reflection.reactions if r.item_id not in reacted])
+    named = liked_titles(profile, context.mention_liked)
+    mention = named[obs.turn] if obs.turn < len(named) else None
+    text = (await context.reply.run(ReplyInput(obs.dialogue, preferences, answer.answer, fresh, obs.item_noun,
+                                               obs.episode_seed, mention.title if mention else ""))).reply
+    keys = answer.fact_keys or ([answer.fact_key] if answer.fact_key else [])
+    feedback = {r.item_id: r.reaction for r in reflection.reactions if r.reaction != "unsure"}
+    action = SeekerReply(text=text, feedback=feedback, mentions=[mention.id] if mention else [], metadata={
+        "has_preference": answer.has_preference, "fact": keys[0] if keys else None, "facts": keys,
+        "claims": answer.claims, "reactions": [r.model_dump() for r in reflection.reactions]})
+    if not any(t.role == Role.seeker for t in obs.dialogue):  # first reply: log who the seeker is (for the judge)
+        action.metadata["preferences"] = preferences.narrative
+    return {"action": action, "stated": state["stated"] + keys,
+            "reacted": reacted + [r.item_id for r in fresh.reactions]}
+
+
+def pepper_memory(observation: Any, moves: Sequence[Turn]) -> dict[str, Any]:
+    """Memory rebuilt from earlier seeker moves: what they stated and the items they reacted to."""
+    reacted = [r["item_id"] for t in moves for r in t.metadata.get("reactions") or []]
+    return {**stated_in(observation, moves), "reacted": list(dict.fromkeys(reacted))}
+
+
+def _needs_preferences(state: PepperState) -> str:
+    return "reply" if "facts" in state else "prepare"
+
+
+def build_graph() -> Any:
+    graph = StateGraph(PepperState, context_schema=PepperContext)
+    graph.add_node("prepare", prepare)
+    graph.add_node("reply", reply)
+    graph.add_conditional_edges(START, _needs_preferences, ["prepare", "reply"])
+    graph.add_edge("prepare", "reply")
+    graph.add_edge("reply", END)
+    return graph.compile(name="pepper_seeker")
+
+
+def build(catalog: Catalog, llm: Any | None = None, *, embedding_model: str | None = None,
+          no_preference_threshold: float = 0.35, dont_know_rate: float = 0.1, min_support: int = 2,
+          card_weight: float = 0.5, react_share: float = 0.25, mention_liked: int = 0,
+          encoder: Any | None = None) -> GraphAgent[PepperContext]:
+    """Hydra factory for `seeker=target_free` (`encoder`: a ready sentence encoder, for tests)."""
+    lexicon = ValueLexicon.for_catalog(catalog)
+    return _agent(catalog, llm, lexicon, encoder or get_encoder(embedding_model), no_preference_threshold, dont_know_rate,
+                  extract=ExtractPreferencesStep(llm, "seeker", lexicon=lexicon),
+                  general=GeneralPreferencesStep(llm, "seeker", lexicon=lexicon, min_support=min_support,
+                                                 card_weight=card_weight),
+                  reflect=ReflectStep(llm, "seeker", lexicon=lexicon), react_share=react_share,
+                  mention_liked=mention_liked)
+
+
+def build_target_biased(catalog: Catalog, llm: Any | None = None, *, embedding_model: str | None = None,
+                        no_preference_threshold: float = 0.35, dont_know_rate: float = 0.1, mention_liked: int = 0,
+                        encoder: Any | None = None) -> GraphAgent[PepperContext]:
+    """Hydra factory for `seeker=target_biased_pepper` (needs `environment.disclose_targets=selected`)."""
+    return _agent(catalog, llm, ValueLexicon.for_catalog(catalog), encoder or get_encoder(embedding_model), no_preference_threshold,
+                  dont_know_rate, mention_liked=mention_liked)
+
+
+def _agent(catalog: Catalog, llm: Any | None, lexicon: ValueLexicon, encoder: Any, threshold: float,
+           dont_know_rate: float, **steps: Any) -> GraphAgent[PepperContext]:
+    from environments.worlds.registry import DOMAINS
+
+    domain = catalog.manifest.domain if catalog.manifest.domain in DOMAINS else None
+    context = PepperContext(
+        lexicon=lexicon, domain=domain,
+        answer=SeekerAnswerStep(llm, "seeker", threshold=threshold, encoder=encoder,
+                                dont_know_rate=dont_know_rate),
+        reply=PepperReplyStep(llm, "seeker"), **steps)
+    return GraphAgent("seeker", build_graph(), context, memory_keys=("preferences", "facts", "stated", "reacted"),
+                      resume=pepper_memory)
+
+
+__all__: Sequence[str] = ("build", "build_target_biased", "build_graph", "PepperContext", "preference_facts")

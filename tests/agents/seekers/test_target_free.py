@@ -1,0 +1,95 @@
+"""PEPPER seekers in the multi-target environment: never told targets, react to what is shown."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.seekers.target_free import build, build_target_biased
+from environments.base import Recommendation
+from environments.errors import CrsimError
+from environments.models import Role
+from environments.multi_target import MultiTargetSetup
+
+SEEKER, RECOMMENDER = Role.seeker.value, Role.recommender.value
+
+
+@pytest.fixture(scope="module")
+def world(crsim_cache):
+    from environments.worlds import load_world
+
+    return load_world("movie", n_items=200, n_users=60, min_reviews_per_item=5, seed=3, cache_dir=crsim_cache)
+
+
+async def play(setup: MultiTargetSetup, seeker, index: int, turns: int = 3, seed: int = 7) -> list:
+    """Seeker and a recommender that ranks by a seeded shuffle; returns the seeker's replies."""
+    env = setup.new_episode()
+    observations = env.reset(seed=seed, options={"episode_index": index})
+    state = seeker.init_state(observations[SEEKER])
+    rng = np.random.default_rng(seed)
+    replies = []
+    for _ in range(turns):
+        observation = env.observe(SEEKER)
+        reply, state = await seeker.respond(observation, state)
+        env.step(SEEKER, reply)
+        reply.metadata["on_screen"] = [c.id for c in observation.shown]
+        replies.append(reply)
+        candidates = env.observe(RECOMMENDER).candidates
+        env.step(RECOMMENDER, Recommendation(question="Anything else?", scores=rng.random(len(candidates))))
+    return replies
+
+
+async def test_target_free_seeker_states_preferences_and_reacts_to_shown_items(world, hash_encoder):
+    setup = MultiTargetSetup(world, user_pool_size=10, top_k=4)
+    seeker = build(setup.agent_catalog(SEEKER), encoder=hash_encoder, dont_know_rate=0.0)
+    replies = await play(setup, seeker, 0)
+    first, later = replies[0], replies[1:]
+    assert first.metadata["facts"] and not first.feedback  # nothing shown before the first reply
+    assert any(r.feedback for r in later)
+    for reply in later:
+        assert set(reply.feedback) <= set(reply.metadata["on_screen"]) and set(reply.feedback.values()) <= {"like", "dislike"}
+        assert {r["item_id"] for r in reply.metadata["reactions"]} >= set(reply.feedback)
+
+
+async def test_seeker_profile_never_holds_its_targets(world, hash_encoder):
+    setup = MultiTargetSetup(world, user_pool_size=10, top_k=4)
+    for slot in setup.pool:
+        profile = setup.profile_for(slot)
+        assert profile.seen_ids().isdisjoint(slot.target_ids) and not profile.disclosed
+        texts = " ".join(s.review for s in profile.seen)
+        for target in slot.targets:  # not even the user's own review of a target
+            assert world.review_by_id[target.review_id].text not in texts
+
+
+async def test_same_seed_same_conversation(world, hash_encoder):
+    setup = MultiTargetSetup(world, user_pool_size=10, top_k=4)
+    runs = [[r.text for r in await play(setup, build(setup.agent_catalog(SEEKER), encoder=hash_encoder), 2)]
+            for _ in range(2)]
+    assert runs[0] == runs[1]
+
+
+async def test_target_biased_variant_speaks_from_disclosed_targets_only(world, hash_encoder):
+    setup = MultiTargetSetup(world, user_pool_size=10, top_k=4, disclose_targets="selected")
+    seeker = build_target_biased(setup.agent_catalog(SEEKER), encoder=hash_encoder, dont_know_rate=0.0)
+    replies = await play(setup, seeker, 1)
+    slot = setup.pool[1]
+    selected_values = {(a, str(v)) for t in slot.selected
+                       for a, val in setup.items_by_id[t].attributes.items()
+                       for v in ([val] if isinstance(val, str) else val)}
+    claims = [tuple(c[:2]) for r in replies for c in r.metadata["claims"] if c[2] > 0]
+    assert claims and set(claims) <= selected_values
+    assert not any(r.feedback for r in replies)  # no reflection
+    blind = MultiTargetSetup(world, user_pool_size=10, top_k=4)
+    with pytest.raises(CrsimError, match="disclose_targets=selected"):
+        await play(blind, build_target_biased(blind.agent_catalog(SEEKER), encoder=hash_encoder), 0, turns=1)
+
+
+async def test_a_seeker_can_name_its_best_rated_seen_titles_one_a_turn(world, hash_encoder):
+    setup = MultiTargetSetup(world, user_pool_size=10, top_k=4)
+    seeker = build(setup.agent_catalog(SEEKER), encoder=hash_encoder, mention_liked=2)
+    replies = await play(setup, seeker, 3)
+    profile = setup.profile_for(setup.pool[3])
+    best = sorted((s for s in profile.seen if s.rating >= 4), key=lambda s: (-s.rating, s.item.id))[:2]
+    assert [list(r.mentions) for r in replies] == [[best[0].item.id], [best[1].item.id], []]
+    assert best[0].item.title in replies[0].text and best[1].item.title in replies[1].text
+    assert {b.item.id for b in best}.isdisjoint(setup.pool[3].target_ids)  # seen items, never targets
