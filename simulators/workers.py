@@ -11,8 +11,10 @@ content depends only on the seed and its index, so the log sorted by index is th
 as a one-process run's.
 
 Limits: a run budget is per process and cannot be shared, so `budget` with this backend
-is refused; language-model calls agents make while being built happen in every worker
-and are not logged (offline agents make none).
+is refused. The parent builds the agents once before the workers start, so cold caches
+(embeddings, indexes) are filled once rather than by every worker at the same moment, and
+language-model calls made while building are logged from that build; each worker repeats
+them (the backends' response cache answers them when it is on; offline agents make none).
 """
 
 from __future__ import annotations

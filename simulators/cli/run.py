@@ -163,6 +163,9 @@ def _run(cfg: Any) -> Any:
     evaluators = build_evaluators(cfg.get("evaluators"))
     setup = build_setup(cfg.environment)
     if keys.runner.backend == "processes":
+        # Built once here first so that cold caches (embeddings, indexes) are filled once,
+        # not by every worker at the same time; the workers then load them.
+        build_agents_recorded(cfg, setup, run_dir=run_dir, budget=None)
         summary = run_episodes_in_processes(
             resolved_config(cfg), workers=keys.runner.workers, episodes=keys.episodes, max_turns=keys.max_turns,
             seed=keys.seed, run_dir=run_dir, config_hash=digest, progress=keys.progress)
