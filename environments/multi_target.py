@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from environments.target_facts import TargetKnowledge, target_knowledge
 from environments.base import (
     DialogueInterface, Environment, EnvironmentSetup, ItemCard, ItemInterface, Recommendation,
     RecommenderObservation, SeekerObservation, SeekerReply, StepResult,
@@ -55,10 +56,15 @@ class SeenReview:
 
 @dataclass(frozen=True, slots=True)
 class DisclosedTarget:
-    """A target as a target-biased seeker is told about it: attributes and plot, no title."""
+    """A target as a target-biased seeker is told about it: attributes and plot, no title.
+
+    `knowledge` is what the single-target seeker knows of its target (on a world, the true
+    values in the seeker's own words and the signature details a plot summary would give
+    away; on an imported catalog, the shown attributes)."""
 
     attributes: dict[str, AttributeValue]
     description: str
+    knowledge: TargetKnowledge = TargetKnowledge(())
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +192,8 @@ class MultiTargetSetup(EnvironmentSetup):
                      for s in slot.seen)
         disclosed: tuple[DisclosedTarget, ...] = ()
         if self.disclose_targets == "selected":
-            disclosed = tuple(DisclosedTarget(dict(self.items_by_id[t].attributes), self.items_by_id[t].description)
+            disclosed = tuple(DisclosedTarget(dict(self.items_by_id[t].attributes), self.items_by_id[t].description,
+                                              target_knowledge(self.catalog, self.items_by_id[t]))
                               for t in slot.selected)
         return PepperProfile(slot.user_id, seen, disclosed)
 

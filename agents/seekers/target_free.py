@@ -27,7 +27,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agents.base import GraphAgent, TurnState
-from agents.seekers.target_biased import AVOID_FORMS, frame, stated_in, value_fact
+from agents.seekers.target_biased import AVOID_FORMS, SIGNATURE_FORMS, frame, stated_in, value_fact
 from agents.steps.clarify import OPEN_QUESTION
 from agents.steps.preferences import (
     ExtractPreferencesStep, GeneralInput, GeneralPreferences, GeneralPreferencesStep, PepperReplyStep, ReflectInput,
@@ -82,13 +82,22 @@ def liked_titles(profile: PepperProfile, n: int) -> list[ItemCard]:
 
 
 def disclosed_preferences(profile: PepperProfile, lexicon: ValueLexicon) -> GeneralPreferences:
-    """The target-biased variant's preferences: the disclosed targets' values, most common first."""
+    """The target-biased variant's preferences: the disclosed targets' values, most common first.
+
+    As in PEPPER's A.3, a target is disclosed by its attributes and plot: the values the
+    single-target seeker would know of it (`DisclosedTarget.knowledge`), else its shown
+    attributes and the values its description words. Its signature details (what a plot
+    summary gives away) become facts of their own (`signature_facts`)."""
     from agents.steps.preferences import preferences_from_weights
     from agents.steps.value_lexicon import attribute_values
 
-    counts: Counter[Feature] = Counter(
-        (aspect, v) for target in profile.disclosed for aspect, value in target.attributes.items()
-        for v in attribute_values(value))
+    counts: Counter[Feature] = Counter()
+    for target in profile.disclosed:
+        if target.knowledge.facts:
+            counts.update({(fact.aspect, fact.value) for fact in target.knowledge.facts})
+            continue
+        listed = {(aspect, v) for aspect, value in target.attributes.items() for v in attribute_values(value)}
+        counts.update(listed | lexicon.features(target.description))
     top = max(counts.values(), default=1)
     return preferences_from_weights({f: c / top for f, c in counts.items()}, max_likes=len(counts), max_dislikes=0)
 
@@ -136,7 +145,15 @@ async def prepare(state: PepperState, runtime: Runtime[PepperContext]) -> dict[s
     else:
         preferences = await general_preferences(profile, context, obs.item_noun)
     return {"preferences": preferences.model_dump(), "stated": list(state.get("stated", [])),
-            "facts": preference_facts(preferences, context.lexicon, context.domain, profile.user_id)}
+            "facts": preference_facts(preferences, context.lexicon, context.domain, profile.user_id)
+            + signature_facts(profile)}
+
+
+def signature_facts(profile: PepperProfile) -> list[Fact]:
+    """The disclosed targets' signature details, one fact each (a target-free seeker has none)."""
+    signatures = dict.fromkeys(s for target in profile.disclosed for s in target.knowledge.signatures)
+    return [Fact(f"sig:{s}", s, frame(pick(SIGNATURE_FORMS, s, profile.user_id), s=s), None, ("signature", s, 1),
+                 salience=0.6) for s in signatures]
 
 
 async def reply(state: PepperState, runtime: Runtime[PepperContext]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from environments.base import Recommendation
 from environments.errors import CrsimError
 from environments.models import Role
 from environments.multi_target import MultiTargetSetup
+from environments.target_facts import target_knowledge
 
 SEEKER, RECOMMENDER = Role.seeker.value, Role.recommender.value
 
@@ -71,13 +72,14 @@ async def test_same_seed_same_conversation(world, hash_encoder):
 async def test_target_biased_variant_speaks_from_disclosed_targets_only(world, hash_encoder):
     setup = MultiTargetSetup(world, user_pool_size=10, top_k=4, disclose_targets="selected")
     seeker = build_target_biased(setup.agent_catalog(SEEKER), encoder=hash_encoder, dont_know_rate=0.0)
-    replies = await play(setup, seeker, 1)
+    replies = await play(setup, seeker, 1, turns=6)
     slot = setup.pool[1]
-    selected_values = {(a, str(v)) for t in slot.selected
-                       for a, val in setup.items_by_id[t].attributes.items()
-                       for v in ([val] if isinstance(val, str) else val)}
+    known = [target_knowledge(world, setup.items_by_id[t]) for t in slot.selected]
+    selected_values = {(f.aspect, f.value) for k in known for f in k.facts}  # true values, not the card's
+    selected_values |= {("signature", s) for k in known for s in k.signatures}  # what a plot summary gives away
     claims = [tuple(c[:2]) for r in replies for c in r.metadata["claims"] if c[2] > 0]
     assert claims and set(claims) <= selected_values
+    assert any(aspect == "signature" for aspect, _ in claims)
     assert not any(r.feedback for r in replies)  # no reflection
     blind = MultiTargetSetup(world, user_pool_size=10, top_k=4)
     with pytest.raises(CrsimError, match="disclose_targets=selected"):
