@@ -60,6 +60,7 @@ class Snippet(_Model):
     source: Literal["review", "attribute", "dialogue"] = Field(description="Where it came from.")
     aspect: str | None = Field(default=None, description="Aspect it talks about, if known.")
     sentiment: float = Field(default=0.0, description="Polarity in [-1, 1].")
+    negated: bool = Field(default=False, description="It says the item lacks something ('no patio here').")
 
 
 class SeenItem(_Model):

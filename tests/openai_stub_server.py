@@ -108,6 +108,9 @@ STEP_MARKERS = {
     "judge_proactiveness": "You grade proactiveness",
     "judge_coherence": "You grade coherence",
     "judge_personalization": "You grade personalization",
+    "snippet_item": "You rewrite a customer review",
+    "snippet_query": "You turn what a person looking for",
+    "snippet_expand": "You help a search engine find reviews",
 }
 
 SCRIPTED = {
@@ -139,6 +142,12 @@ SCRIPTED = {
     "judge_proactiveness": {"score": 4, "reason": "STUB: asks a lot."},
     "judge_coherence": {"score": 3, "reason": "STUB: mostly on topic."},
     "judge_personalization": {"score": 2, "reason": "STUB: generic."},
+    # SnipRec's steps
+    "snippet_item": {"snippets": [{"text": "This restaurant serves STUB dishes.", "aspect": "food", "sentiment": 0.5,
+                                   "negated": False}]},
+    "snippet_query": {"snippets": [{"text": "This restaurant serves STUB dishes.", "preference": "prefer"}]},
+    "snippet_expand": {"paraphrase": "This restaurant offers STUB plates.", "support": "This restaurant has STUB sides.",
+                       "opposite": "This restaurant does not serve STUB dishes."},
 }
 
 SINGLE_TARGET_STEPS = ("clarify_question", "seeker_answer", "summarize_reviews")

@@ -60,12 +60,17 @@ async def retrieve(state: RecommenderState, runtime: Runtime[RetrievalContext]) 
     the seeker nothing new (a seeker that gives no feedback is unaffected)."""
     observation = state["observation"]
     scores = np.asarray(runtime.context.scorer(seeker_utterances(observation)), dtype=float)
-    judged = [runtime.context.catalog.item_index[i] for i in judged_items(observation)
-              if i in runtime.context.catalog.item_index]
-    if judged:
-        scores = scores.copy()
-        scores[judged] = scores.min() - 1.0
-    return {"scores": scores}
+    return {"scores": demote_judged(scores, runtime.context.catalog, observation)}
+
+
+def demote_judged(scores: np.ndarray, catalog: Catalog, observation: RecommenderObservation) -> np.ndarray:
+    """`scores` with the items the seeker already judged below every other item."""
+    judged = [catalog.item_index[i] for i in judged_items(observation) if i in catalog.item_index]
+    if not judged:
+        return scores
+    scores = np.asarray(scores, dtype=float).copy()
+    scores[judged] = scores.min() - 1.0
+    return scores
 
 
 async def clarify(state: RecommenderState, runtime: Runtime[RetrievalContext]) -> dict[str, Any]:

@@ -1,0 +1,62 @@
+"""SnipRec: a conversational recommender that ranks items through snippets (sniprec paper).
+
+`build` is the Hydra factory behind `conf/recommender/sniprec*.yaml`: SnipRec itself, with
+expansion, and the paper's three baselines (document, sentence and snippet units, each
+without query extraction or expansion), all one graph (`graph.py`) switched by config
+keys. The index holds what the reviews of the recommender's view become (`units.py`),
+plus the items' attributes as snippets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agents.base import GraphAgent
+from agents.recommenders.retrieval import asked_in, mined_aspects
+from agents.recommenders.sniprec.graph import SnipRecContext, SnipRecSettings, build_graph
+from agents.recommenders.sniprec.units import aspect_terms_of, item_units
+from agents.steps.clarify import ClarifyStep
+from agents.steps.snippets import ExpandStep, ItemSnippetStep, QuerySnippetStep
+from environments.catalog import Catalog
+from environments.errors import CrsimError
+from environments.models import Role
+from environments.search.snippets import SnippetIndex
+
+UNITS = ("document", "sentence", "snippet")
+TRANSFORMATIONS = ("paraphrase", "support", "opposite")
+VALIDATORS = ("cheap", "none")
+
+
+def build(catalog: Catalog, llm: Any | None = None, *, unit: str = "snippet", extract_queries: bool = True,
+          expand: Sequence[str] = (), k: int = 500, validator: str = "cheap", threshold: float = 0.35,
+          kappa: float = 60.0, question_pool: int = 50, review_aspects: int = 30, batch: int = 16,
+          embedding_model: str | None = None, cache_dir: str | None = None, name: str = "sniprec",
+          encoder: Any | None = None, progress: bool = True) -> GraphAgent[SnipRecContext]:
+    """A SnipRec recommender over `catalog` (the recommender's view).
+
+    `encoder` replaces the sentence encoder named by `embedding_model` (tests pass a small one)."""
+    from environments.search.embeddings import get_encoder
+
+    _check("unit", unit, UNITS)
+    _check("validator", validator, VALIDATORS)
+    for transformation in expand:
+        _check("expand", transformation, TRANSFORMATIONS)
+    encoder = encoder or get_encoder(embedding_model)
+    mined = mined_aspects(catalog, review_aspects, embedding_model, cache_dir)
+    units = item_units(catalog, unit, ItemSnippetStep(llm, "recommender"),  # type: ignore[arg-type]
+                       aspect_terms=aspect_terms_of(catalog, mined), cache_dir=cache_dir, batch=batch,
+                       progress=progress)
+    index = SnippetIndex.build(catalog, units, encoder, cache_dir, show_progress=progress)
+    settings = SnipRecSettings(extract_queries=extract_queries, expand=tuple(expand), k=k,  # type: ignore[arg-type]
+                               validator=validator, threshold=threshold, kappa=kappa,  # type: ignore[arg-type]
+                               question_pool=question_pool)
+    context = SnipRecContext(catalog, index, settings, QuerySnippetStep(llm, "recommender"),
+                             ExpandStep(llm, "recommender"), ClarifyStep(llm, "recommender"), question_pool, mined)
+    return GraphAgent(Role.recommender, build_graph(name), context,
+                      memory_keys=("snippet_scores", "read_turns", "intents", "asked_aspects"), resume=asked_in)
+
+
+def _check(key: str, value: str, allowed: Sequence[str]) -> None:
+    if value not in allowed:
+        raise CrsimError(f"recommender.{key}={value!r} is not one of {', '.join(allowed)}")
