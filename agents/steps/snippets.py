@@ -54,6 +54,16 @@ _CLAUSE_CUT = re.compile(r"\s*;\s*|(?<!anything)(?<!everything)\s*[,]?\s+\b(?:bu
 _LACK_CUE = re.compile(
     r"\b(?:no|not|never|without|nothing|lacks?|lacking|missing|isn't|wasn't|aren't|weren't|don't|doesn't|didn't|"
     r"won't|hardly|look elsewhere|be disappointed|will disappoint|in case you were wondering)\b|n't\b", re.I)
+# Negative words that praise, hedge or dislike what the item has, rather than say it lacks something;
+# "no-" / "not-too-" compounds are adjectives ("no-fuss counter").
+_NOT_LACKING = re.compile(
+    r"\b(?:can't|cannot|couldn't|could not) (?:fault|beat|complain|go wrong|decide|say|tell|ask for|be happier)\b|"
+    r"\bno (?:complaints?|shortage|problems?|issues?|regrets?)\b|\bnothing (?:more|less|special|fancy)\b|"
+    r"\bnot (?:bad|too shabby|a problem|a fan|crazy about|keen on|big on|into)\b|\bnever disappoints?\b|"
+    r"\b(?:done|do) without\b|"
+    r"\b(?:didn't|did not|don't|doesn't|wasn't|weren't|isn't|aren't) "
+    r"(?:love|like|enjoy|care for|sit well|work for|suit|the vibe|what|for me|my thing|to my taste)\b|"
+    r"\b(?:no|not|non)-[\w-]+", re.I)
 # The seeker does not want what the clause names.
 _DISLIKE_CUE = re.compile(
     r"\b(?:anything but|not|no|never|avoid|rather not|don't want|do not want|nothing too|hate|dislike|without|"
@@ -68,8 +78,14 @@ _FRAME_WORDS = frozenset("""
     anyone anybody someone somebody looking look elsewhere disappointed disappoint expecting expect expected
     wondering case come came want wanted wants wish love loved like liked prefer ideally somewhere place
     something anything avoid rather hate dislike stand steer clear skip less please really definitely maybe
-    perhaps think thinking guess suppose honest mostly care possible kind sort bit lot looking after would i'd i'm we'd we're you're they're
+    perhaps think thinking guess suppose honest mostly care possible kind sort bit lot looking after would i'd i'm
+    we'd we're you're they're fan defines
 """.split()) | PRAISE
+# Adjectives that look like adverbs, which `is_content` drops ("friendly staff", "lively buzz").
+_LY_ADJECTIVES = frozenset("""
+    lively friendly family costly early chilly lovely elderly homely silly jolly curly bubbly ugly lonely
+    daily weekly monthly yearly oily hilly smelly kindly stately orderly unfriendly
+""".split())
 SIMILAR_COPY = 0.92  # a neighbour this close to the query adds nothing as a supporting statement
 
 
@@ -98,17 +114,39 @@ class QuerySnippets(BaseModel):
     snippets: list[QuerySnippet] = Field(default_factory=list)
 
 
+# Contrasts that name what the item is *not* like without a negative word: rewritten to
+# "no X; Y" so the lacked half becomes a negated clause of its own.
+_CONTRASTS = (
+    re.compile(r"^\s*unlike (?:the |a |an )?(?P<lack>.+?)(?: at (?:the )?(?:place|spot|one) [^,]+)?, "
+               r"(?P<has>.+)$", re.I),
+    re.compile(r"^.*?\bcompared? (?:it |this )?(?:to|with) (?:somewhere|some place|a place|places) with "
+               r"(?P<lack>.+?), but (?P<has>.+)$", re.I),
+    re.compile(r"^\s*i (?:expected|was expecting) (?P<lack>.+?),? (?:and|but) got (?P<has>.+?)(?: instead)?[.!]?$",
+               re.I),
+    re.compile(r"^(?P<has>.+?),? (?:rather than|instead of) (?P<lack>.+?)[.!]?$", re.I),
+)
+
+
 # ------------------------------------------------------------------ offline text helpers
+def without_contrast(sentence: str) -> str:
+    """ "Unlike the loud bar next door, here it's calm" -> "no loud bar; here it's calm"."""
+    for pattern in _CONTRASTS:
+        match = pattern.match(sentence)
+        if match:
+            return f"no {match['lack']}; {match['has']}"
+    return sentence
+
+
 def clauses(text: str) -> list[str]:
     """Sentences cut further at semicolons and contrast words."""
-    return [part.strip(" ,.!?") for sentence in sentences(text) for part in _CLAUSE_CUT.split(sentence)
-            if part and part.strip(" ,.!?")]
+    return [part.strip(" ,.!?") for sentence in sentences(text)
+            for part in _CLAUSE_CUT.split(without_contrast(sentence)) if part and part.strip(" ,.!?")]
 
 
 def content_phrase(clause: str) -> str:
     """The clause's content words in order, without cue, frame and praise words."""
     skip = non_content_words()
-    words = [w for w in tokens(clause) if w not in _FRAME_WORDS and is_content(w, skip)]
+    words = [w for w in tokens(clause) if w not in _FRAME_WORDS and (is_content(w, skip) or w in _LY_ADJECTIVES)]
     return " ".join(dict.fromkeys(words))
 
 
@@ -137,7 +175,7 @@ def offline_item_snippets(text: str, noun: str, aspect_terms: Mapping[str, str] 
         phrase = content_phrase(clause)
         if not phrase:
             continue
-        negated = bool(_LACK_CUE.search(clause))
+        negated = bool(_LACK_CUE.search(_NOT_LACKING.sub(" ", clause)))
         snippet = canonical(noun, phrase, negated)
         found.setdefault(snippet, SnippetOut(text=snippet, aspect=aspect_of(clause, aspect_terms or {}),
                                              sentiment=round(sentiment(clause), 4), negated=negated))

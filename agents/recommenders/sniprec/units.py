@@ -5,7 +5,7 @@ itself), each joined by the item's attributes written as snippets ("This restaur
 rustic ambience."; for `document`, all of an item's attribute snippets make one document).
 
 Item snippets come from `ItemSnippetStep` per review, cached on disk per review text under
-`$CRSIM_CACHE_DIR/snippets/<implementation>.jsonl` (implementation = "offline-v1" or the
+`$CRSIM_CACHE_DIR/snippets/<implementation>.jsonl` (implementation = "offline-v2" or the
 model's name): one JSON line per review, appended batch by batch, so an interrupted build
 resumes where it stopped and a view of the catalog that withholds some reviews reuses the
 others. Language-model extraction runs `batch` reviews concurrently (the backend's own
@@ -28,7 +28,7 @@ from environments.search.aspect_text import sentences
 from environments.search.cache import cache_dir_for, content_key
 from environments.search.snippets import Unit, attribute_snippets
 
-OFFLINE_IMPLEMENTATION = "offline-v1"  # bump when the offline extractor changes what it writes
+OFFLINE_IMPLEMENTATION = "offline-v2"  # bump when the offline extractor changes what it writes
 
 
 def item_units(catalog: Catalog, unit: Unit, step: ItemSnippetStep, *, aspect_terms: Mapping[str, str],
