@@ -92,7 +92,8 @@ def draw_themes(tracks: Sequence[TrackFacts], n_themes: int, rnd: random.Random,
             for aspect in rnd.sample(EXTRA_ASPECTS, rnd.randint(1, 2)):
                 constraints[aspect] = rnd.choice(values[aspect])
             key = (("occasion", occasion.name), *sorted(constraints.items()))
-            fitting = [tracks[i] for i in sorted(set.intersection(*(having.get(f, set()) for f in constraints.items())))]
+            fit = set.intersection(*(having.get(feature, set()) for feature in constraints.items()))
+            fitting = [tracks[i] for i in sorted(fit)]
             if key in seen or len(fitting) < MIN_GOAL:
                 continue
             seen.add(key)
