@@ -13,9 +13,9 @@ from pathlib import Path
 from environments.catalog.jsonl import read_jsonl
 from environments.catalog.store import Catalog
 from environments.search.cache import cache_dir_for, write_dir_atomic
-from environments.worlds.generator import GENERATOR_VERSION, TRUTH_DIR, generate_world
-from environments.worlds.registry import get_domain
-from environments.worlds.truth import ItemTruth, ReviewTruth, UserTruth
+from environments.worlds.generator import TRUTH_DIR
+from environments.worlds.registry import generator_module
+from environments.worlds.truth import ItemTruth, ReviewTruth, ThemeTruth, UserTruth
 
 
 def world_dir(
@@ -23,9 +23,9 @@ def world_dir(
     attribute_visibility: str = "partial", cache_dir: Path | str | None = None,
 ) -> Path:
     """Where the world with these arguments is (or would be) cached."""
-    get_domain(domain)
+    version = generator_module(domain).GENERATOR_VERSION
     name = (f"{domain}-i{n_items}-u{n_users}-r{min_reviews_per_item}-s{seed}-{attribute_visibility}"
-            f"-v{GENERATOR_VERSION}")
+            f"-v{version}")
     return cache_dir_for("worlds", cache_dir) / name
 
 
@@ -42,8 +42,9 @@ def load_world(
                      seed=seed, attribute_visibility=attribute_visibility, cache_dir=cache_dir)
     if not path.is_dir():
         def write(tmp: Path) -> None:
-            generate_world(domain, n_items=n_items, n_users=n_users, min_reviews_per_item=min_reviews_per_item,
-                           seed=seed, attribute_visibility=attribute_visibility).save(tmp)
+            generator_module(domain).generate(
+                domain, n_items=n_items, n_users=n_users, min_reviews_per_item=min_reviews_per_item, seed=seed,
+                attribute_visibility=attribute_visibility).save(tmp)
 
         write_dir_atomic(path, write)
     return Catalog.load(path)
@@ -60,3 +61,9 @@ def load_item_truth(world_dir: Path | str) -> dict[str, ItemTruth]:
     empty for a directory that is not a world (a real catalog has no truth)."""
     path = Path(world_dir).expanduser() / TRUTH_DIR / "items.jsonl"
     return {row.item_id: row for row in read_jsonl(path, ItemTruth)} if path.is_file() else {}
+
+
+def load_themes(world_dir: Path | str) -> list[ThemeTruth]:
+    """The playlist themes of a music world, with their goal sets; empty for any other catalog."""
+    path = Path(world_dir).expanduser() / TRUTH_DIR / "themes.jsonl"
+    return read_jsonl(path, ThemeTruth) if path.is_file() else []

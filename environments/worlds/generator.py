@@ -35,7 +35,7 @@ from environments.catalog.store import Catalog
 from environments.models import CatalogManifest, Item, Review, SeenItem, UserProfile
 from environments.worlds.domain import AspectSpec, DomainSpec
 from environments.worlds.noise import (
-    comparison_sentence, generic_sentence, hedge_sentence, lacking_sentence, signature_sentence,
+    comparison_sentence, generic_sentence, hedge_sentence, lacking_sentence, shown_attributes, signature_sentence,
 )
 from environments.worlds.registry import get_domain
 from environments.worlds.signatures import SIGNATURES
@@ -55,8 +55,6 @@ _EPOCH = 1_420_070_400  # 2015-01-01 UTC; reviews spread over the following eigh
 _SPAN = 8 * 365 * 86_400
 _CLUSTER_GROWS = 0.6  # chance the next item is a near-duplicate of the current cluster (mean size 2.5)
 _MAX_CLUSTER = 5
-_SHOWN_SHARE = 0.5  # partial visibility: chance the catalog shows an aspect at all
-_WRONG_SHARE = 0.1  # ... and that a shown single value is wrong
 _SIGNATURE_SHARE = 0.25  # chance a review mentions one of its item's signatures
 _LACKING_SHARE = 0.35  # chance a review names a value its item lacks
 _FLIP_SHARE = 0.15  # chance an incidental mention disagrees with the stars
@@ -106,7 +104,7 @@ def generate_world(
     rng = np.random.default_rng([seed, GENERATOR_VERSION])
 
     attributes, clusters, signatures = _clustered_items(spec, n_items, item_rnd)
-    shown = [_shown_attributes(spec, attrs, attribute_visibility, shown_rnd) for attrs in attributes]
+    shown = [shown_attributes(spec.aspects, attrs, attribute_visibility, shown_rnd) for attrs in attributes]
     titles = make_titles(spec, n_items, item_rnd)
     items = [
         Item(
@@ -191,6 +189,11 @@ def generate_world(
                  items=item_truth)
 
 
+def generate(domain: str, **arguments: object) -> World:
+    """The registry's entry point (see `registry.generator_module`)."""
+    return generate_world(domain, **arguments)  # type: ignore[arg-type]
+
+
 def _clustered_items(
     spec: DomainSpec, n_items: int, rnd: random.Random
 ) -> tuple[list[dict[str, str | list[str]]], list[int], list[list[str]]]:
@@ -219,30 +222,6 @@ def _clustered_items(
         drawn.append((attrs, cluster, sorted(own)))
     rnd.shuffle(drawn)
     return [d[0] for d in drawn], [d[1] for d in drawn], [d[2] for d in drawn]
-
-
-def _shown_attributes(
-    spec: DomainSpec, attributes: dict[str, str | list[str]], visibility: str, rnd: random.Random
-) -> dict[str, str | list[str]]:
-    """What the catalog shows: everything, nothing, or (partial) some aspects, a few wrong.
-
-    Draws the same random numbers whatever the visibility, so switching it changes only
-    what is shown, never anything else about the world.
-    """
-    shown: dict[str, str | list[str]] = {}
-    for aspect in spec.aspects:
-        val = attributes[aspect.name]
-        show, wrong, keep = rnd.random() < _SHOWN_SHARE, rnd.random() < _WRONG_SHARE, rnd.random()
-        others = [v.value for v in aspect.values if v.value != val]
-        replacement = rnd.choice(others)
-        if visibility == "full":
-            shown[aspect.name] = val
-        elif visibility == "partial" and show and val:
-            if isinstance(val, list):
-                shown[aspect.name] = val[: max(1, round(keep * len(val)))]
-            else:
-                shown[aspect.name] = replacement if wrong else val
-    return shown
 
 
 def _sample_attributes(spec: DomainSpec, rnd: random.Random) -> dict[str, str | list[str]]:

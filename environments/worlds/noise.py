@@ -13,8 +13,9 @@ can check what a sentence really says about its item.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
-from environments.worlds.domain import DomainSpec
+from environments.worlds.domain import AspectSpec, DomainSpec
 from environments.worlds.signatures import REVIEW_FORMS
 from environments.worlds.truth import SentenceLabel
 
@@ -32,6 +33,8 @@ LACKING_FORMS = (
     "I was hoping for {q}, but no luck.",
     "Anyone looking for {q} will be disappointed.",
 )
+SHOWN_SHARE = 0.5  # partial visibility: chance the catalog shows an aspect at all
+WRONG_SHARE = 0.1  # ... and that a shown single value is wrong
 HEDGE_FORMS = (
     "The {p} was fine, I suppose.",
     "The {p} was okay, nothing more.",
@@ -86,3 +89,30 @@ def signature_sentence(spec: DomainSpec, signature: str, rnd: random.Random) -> 
 
 def _capitalize(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def shown_attributes(
+    aspects: Sequence[AspectSpec], attributes: dict[str, str | list[str]], visibility: str, rnd: random.Random
+) -> dict[str, str | list[str]]:
+    """What a catalog shows of an item's true `attributes`: everything (`full`), nothing
+    (`none`), or (`partial`) each aspect with probability `SHOWN_SHARE`, a shown single value
+    wrong `WRONG_SHARE` of the time and a list cut short - real catalogs are incomplete and
+    sometimes wrong, so the text around an item must carry the evidence.
+
+    Draws the same random numbers whatever the visibility, so switching it changes only
+    what is shown, never anything else about the world. Shared by every world domain.
+    """
+    shown: dict[str, str | list[str]] = {}
+    for aspect in aspects:
+        val = attributes[aspect.name]
+        show, wrong, keep = rnd.random() < SHOWN_SHARE, rnd.random() < WRONG_SHARE, rnd.random()
+        others = [v.value for v in aspect.values if v.value != val]
+        replacement = rnd.choice(others)
+        if visibility == "full":
+            shown[aspect.name] = val
+        elif visibility == "partial" and show and val:
+            if isinstance(val, list):
+                shown[aspect.name] = val[: max(1, round(keep * len(val)))]
+            else:
+                shown[aspect.name] = replacement if wrong else val
+    return shown

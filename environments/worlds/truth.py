@@ -70,3 +70,16 @@ class ReviewTruth(_Model):
     item_id: str
     user_id: str
     sentences: list[SentenceLabel] = Field(default_factory=list)
+
+
+class ThemeTruth(_Model):
+    """A playlist theme of the music world and its goal set (evaluator only: agents never see
+    `goal`; a seeker is told the theme through its goal tracks' metadata, not their ids)."""
+
+    theme_id: str = Field(description="Stable id, th0001...")
+    name: str = Field(description="Short name, e.g. 'upbeat 80s workout'.")
+    occasion: str = Field(description="What the playlist is for: workout, rainy sunday, ...")
+    constraints: dict[str, str] = Field(description="Aspect -> true value every goal track has.")
+    request: str = Field(description="The listener's opening request, in its own words.")
+    goal: list[str] = Field(description="Goal set: 10-30 track ids fitting every constraint.")
+    n_fitting: int = Field(description="How many tracks of the world fit the constraints.")

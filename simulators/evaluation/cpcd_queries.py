@@ -5,12 +5,9 @@ each earlier turn s, the first three tracks the user liked there (the evaluator'
 tracks; the paper's d(δZ_s)). `TurnContext` holds exactly that and nothing else (no
 goal playlist, no later likes), so no retriever can score on what it is graded against.
 
-Query modes (§6 of the CPCD paper):
-- `user`: the user's utterances, latest first (the BM25 baseline, §6.1);
-- `user+items`: X_t [SEP] d_{t-1} [SEP] X_{t-1} … d_0 [SEP] X_0, with d_s the text of the
-  seed tracks of turn s (the dense baseline, §6.2).
-Segments are joined by " [SEP] " for the sentence encoder (MiniLM's tokenizer reads it
-as its separator token) and by newlines for BM25, where "[SEP]" would be a word.
+Query modes (§6 of the CPCD paper) are built by `agents.recommenders.playlist_query`,
+which the simulated curators share: `user` (utterances, latest first) and `user+items`
+(utterances interleaved with the text of the seed tracks of each earlier turn).
 """
 
 from __future__ import annotations
@@ -20,12 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.recommenders.playlist_query import DENSE_SEPARATOR, LEXICAL_SEPARATOR, QUERY_MODES, query_parts
 from environments.datasets.cpcd import CpcdTurn
 from simulators.evaluation.cpcd_protocol import SEEDS_PER_TURN
 
-QUERY_MODES = ("user", "user+items")
-DENSE_SEPARATOR = " [SEP] "
-LEXICAL_SEPARATOR = "\n"
+__all__ = ["DENSE_SEPARATOR", "LEXICAL_SEPARATOR", "QUERY_MODES", "TurnContext", "query_segments"]
 
 
 @dataclass(frozen=True)
@@ -45,12 +41,5 @@ class TurnContext:
 
 
 def query_segments(context: TurnContext, mode: str, track_text: Callable[[str], str]) -> list[str]:
-    """The query's parts, latest first; empty parts are dropped."""
-    if mode not in QUERY_MODES:
-        raise ValueError(f"unknown query mode {mode!r} (one of {', '.join(QUERY_MODES)})")
-    segments = [context.utterances[-1]]
-    for turn in range(context.turn - 1, -1, -1):
-        if mode == "user+items" and context.seeds[turn]:
-            segments.append("; ".join(track_text(track) for track in context.seeds[turn]))
-        segments.append(context.utterances[turn])
-    return [segment.strip() for segment in segments if segment.strip()]
+    """The query's parts, latest first; empty parts are dropped (`playlist_query.query_parts`)."""
+    return query_parts(context.utterances[: context.turn + 1], context.seeds[: context.turn], mode, track_text)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from types import SimpleNamespace
+
 import pytest
 
 import environments.worlds.cache as world_cache
@@ -22,7 +24,7 @@ def test_load_world_caches_and_round_trips(tmp_path: Path, monkeypatch: pytest.M
     def fail(*args: object, **kwargs: object) -> None:
         raise AssertionError("must not regenerate a cached world")
 
-    monkeypatch.setattr(world_cache, "generate_world", fail)
+    _generator_is(monkeypatch, fail)
     second = load_world("restaurant", cache_dir=tmp_path, **ARGS)
     assert second.fingerprint == first.fingerprint
     assert [i.model_dump() for i in second.items] == [i.model_dump() for i in first.items]
@@ -49,7 +51,13 @@ def test_failed_generation_leaves_nothing_behind(tmp_path: Path, monkeypatch: py
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("interrupted")
 
-    monkeypatch.setattr(world_cache, "generate_world", boom)
+    _generator_is(monkeypatch, boom)
     with pytest.raises(RuntimeError, match="interrupted"):
         load_world("restaurant", cache_dir=tmp_path, **ARGS)
     assert list((tmp_path / "worlds").iterdir()) == []
+
+
+def _generator_is(monkeypatch: pytest.MonkeyPatch, generate: object) -> None:
+    """Make every world's generating module's `generate` be `generate` (versions unchanged)."""
+    monkeypatch.setattr(world_cache, "generator_module",
+                        lambda name: SimpleNamespace(GENERATOR_VERSION=GENERATOR_VERSION, generate=generate))

@@ -56,7 +56,10 @@ def test_value_spec_rejects_keyword_only_phrases() -> None:
 
 
 def test_unknown_domain_lists_known_ones(tmp_path) -> None:
-    for call in (lambda: get_domain("pizza"), lambda: generate_world("pizza", n_items=5, n_users=5),
-                 lambda: load_world("pizza", cache_dir=tmp_path)):
+    for call in (lambda: get_domain("pizza"), lambda: generate_world("pizza", n_items=5, n_users=5)):
         with pytest.raises(ValueError, match="movie, restaurant"):
             call()
+    with pytest.raises(ValueError, match="movie, music, restaurant"):  # every world, not only review domains
+        load_world("pizza", cache_dir=tmp_path)
+    with pytest.raises(ValueError, match="without a review domain spec"):
+        get_domain("music")

@@ -1,0 +1,150 @@
+"""An offline, target-biased set-seeking seeker for playlist curation.
+
+It knows its goal set's *theme* — the `ThemeBrief` the playlist environment gives it (the
+share of goal tracks with each genre, mood, tempo, era and artist), never the goal's ids —
+and judges each track it sees the way a listener would: by what the card shows (the listed
+attributes, and the values its description words, read through a `ValueLexicon`: on the
+music world the domain's phrases stand in for a listener's ear). A track fits when some
+of its visible values are ones the theme wants and none contradicts it; it misfits when
+contradictions outweigh fits; otherwise the seeker cannot tell and says nothing about it.
+
+Each turn it likes fitting shown tracks, dislikes misfits, asks to take misfits off the
+playlist, and adds one thing the theme wants that it has not said yet, in its own words
+(`SEEKER_MUSIC_WORDS` on the world, never the catalog's phrases), so the curator's query
+grows. It declares the playlist complete (`accept`) once the playlist holds as many
+tracks as it wants and it removed nothing this turn. What it said is kept in its turns'
+metadata (`stated`), so it needs no memory of its own and replays exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agents.base import GraphAgent, agent_from_function
+from agents.steps.value_lexicon import Feature, ValueLexicon
+from environments.base import ItemCard, SeekerReply
+from environments.catalog import Catalog
+from environments.models import Role
+
+THEME_ASPECTS = ("mood", "genre", "era", "tempo")  # the order a listener brings them up in
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How a card fits the theme: values that fit, values that contradict it."""
+
+    fits: int
+    conflicts: int
+
+    @property
+    def kind(self) -> str | None:
+        if self.fits and not self.conflicts:
+            return "like"
+        if self.conflicts > self.fits:
+            return "dislike"
+        return None
+
+
+class SetSeeker:
+    """The judging and talking policy (see the module docstring)."""
+
+    def __init__(self, lexicon: ValueLexicon, words: dict[str, dict[str, list[str]]], min_share: float = 0.5):
+        self.lexicon, self.words, self.min_share = lexicon, words, min_share
+
+    def judge(self, card: ItemCard, brief: Any) -> Verdict:
+        seen = self.lexicon.card_features(card)
+        fits = conflicts = 0
+        for aspect in THEME_ASPECTS:
+            wanted = set(brief.wanted(aspect, self.min_share))
+            shown = {value for name, value in seen if name == aspect}
+            if wanted and shown:
+                fits += bool(shown & wanted)
+                conflicts += not shown & wanted
+        artists = set(brief.values.get("artist", {}))
+        fits += bool(artists & {value for name, value in seen if name == "artist"})
+        return Verdict(fits, conflicts)
+
+    def respond(self, observation: Any) -> SeekerReply:
+        brief = observation.profile
+        rnd = random.Random(f"{observation.episode_seed}-{observation.turn}")
+        feedback = {}
+        for card in observation.shown:
+            kind = self.judge(card, brief).kind
+            if kind:
+                feedback[card.id] = kind
+        remove = [card.id for card in observation.item_set if self.judge(card, brief).kind == "dislike"]
+        stated = [tuple(f) for t in observation.dialogue if t.role == Role.seeker
+                  for f in t.metadata.get("stated", [])]
+        wish = self._next_wish(brief, set(stated))
+        size = len(observation.item_set) - len(remove)
+        done = size >= brief.size and not remove
+        text = self._say(observation.shown, feedback, remove, observation.item_set, wish, done, rnd)
+        return SeekerReply(text=text, feedback=feedback, remove=remove, accept=done,
+                           metadata={"stated": [list(f) for f in ([wish] if wish else [])]})
+
+    def _next_wish(self, brief: Any, stated: set[Feature]) -> Feature | None:
+        for aspect in (*THEME_ASPECTS, "artist"):
+            for value in brief.wanted(aspect, self.min_share if aspect != "artist" else 0.0):
+                if (aspect, value) not in stated:
+                    return aspect, value
+        return None
+
+    def _words(self, feature: Feature, rnd: random.Random) -> str:
+        aspect, value = feature
+        options = self.words.get(aspect, {}).get(value)
+        if options:
+            return rnd.choice(options)
+        return f"more by {value}" if aspect == "artist" else f"more {value}"
+
+    def _say(self, shown: Sequence[ItemCard], feedback: dict[str, str], remove: Sequence[str],
+             playlist: Sequence[ItemCard], wish: Feature | None, done: bool, rnd: random.Random) -> str:
+        position = {card.id: ORDINALS[i] if i < len(ORDINALS) else f"number {i + 1}" for i, card in enumerate(shown)}
+        liked = [position[i] for i, kind in feedback.items() if kind == "like"]
+        disliked = [position[i] for i, kind in feedback.items() if kind == "dislike"]
+        sentences = []
+        if liked:
+            sentences.append(f"I like the {_join(liked)} one{'s' if len(liked) > 1 else ''}.")
+        if disliked:
+            sentences.append(f"The {_join(disliked)} {'ones don' if len(disliked) > 1 else 'one doesn'}'t fit.")
+        titles = {card.id: card.title for card in playlist}
+        if remove:
+            sentences.append(f"Please take {_join([repr(titles[i]) for i in remove])} off the playlist.")
+        if done:
+            sentences.append(rnd.choice(("That's a great playlist, thanks!", "Perfect, I'll keep this one.")))
+        elif wish:
+            sentences.append(rnd.choice(("Could you find me {w}?", "I'd like {w}.", "Remember, {w}.")).format(
+                w=self._words(wish, rnd)))
+        elif not liked:
+            sentences.append("Can you show me something else?")
+        return " ".join(sentences)
+
+
+def _join(parts: Sequence[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def lexicon_for(catalog: Catalog) -> tuple[ValueLexicon, dict[str, dict[str, list[str]]]]:
+    """The catalog's values (plus the music world's phrases on a music world) and the
+    seeker's own words for them (empty on an imported catalog: it then says the value)."""
+    phrases = dict(ValueLexicon.for_catalog(catalog).phrases)
+    words: dict[str, dict[str, list[str]]] = {}
+    if catalog.manifest.domain == "music" and catalog.manifest.source == "crsim.worlds":
+        from environments.worlds.music_vocab import MUSIC_ASPECTS, SEEKER_MUSIC_WORDS
+
+        for aspect in MUSIC_ASPECTS:
+            for spec in aspect.values:
+                phrases[spec.value.lower()] = (aspect.name, spec.value)
+                for phrase in spec.phrases:
+                    phrases.setdefault(phrase.lower(), (aspect.name, spec.value))
+        words = SEEKER_MUSIC_WORDS
+    return ValueLexicon(phrases), words
+
+
+def build(catalog: Catalog, llm: Any | None = None, *, min_share: float = 0.5) -> GraphAgent[None]:
+    """Hydra factory for `seeker=set_seeker` (offline: `llm` is accepted and unused)."""
+    lexicon, words = lexicon_for(catalog)
+    return agent_from_function(Role.seeker.value, SetSeeker(lexicon, words, min_share).respond)
