@@ -176,8 +176,14 @@ _ENCODERS_LOCK = threading.Lock()
 
 
 def get_encoder(model: str | Path | None = None) -> TextEncoder:
-    """The process-wide encoder for `model` (None: the packaged MiniLM); created once."""
+    """The process-wide encoder for `model` (None: the packaged MiniLM; "static": a static
+    token-table model distilled from it, see `static_embeddings`); created once."""
     key: str | None = None
+    if model == "static":
+        from environments.search.static_embeddings import StaticEncoder
+
+        with _ENCODERS_LOCK:
+            return _ENCODERS.setdefault("static", StaticEncoder())
     if model is not None:
         path = Path(model).expanduser()
         key = str(path.resolve()) if path.exists() else str(model)
