@@ -67,3 +67,21 @@ def test_a_budget_spent_while_building_is_one_clear_line(tiny_catalog_dir, tmp_p
     calls = [json.loads(line) for line in (run_dir / "llm_calls.jsonl").read_text().splitlines()]
     assert [c["ok"] for c in calls] == [True, False]  # the call made is kept, the refused one recorded as such
     assert "budget" in calls[1]["error"] and calls[1]["response"] is None
+
+
+def test_sniprec_snippet_extraction_is_logged_as_build_calls(tiny_catalog_dir, tmp_path):
+    """SnipRec's item snippets are extracted in batches under their own event loops while the
+    recommender is built: each call still lands in the run's log and budget."""
+    run_dir = tmp_path / "run"
+    with OpenAIStubServer() as stub:
+        out = crsim("run", "recommender=sniprec", "llm@recommender.llm=openai", f"recommender.llm.base_url={stub.url}",
+                    "recommender.llm.model=stub-snippets", "recommender.llm.cache=false", "recommender.review_aspects=0",
+                    f"recommender.cache_dir={tmp_path / 'cache'}", f"environment.catalog={tiny_catalog_dir}",
+                    "environment.target_pool_size=5", "episodes=1", "max_turns=1", "progress=false",
+                    "budget.max_tokens=10000000", f"hydra.run.dir={run_dir}")
+        assert out.returncode == 0, out.stderr[-3000:]
+    calls = [json.loads(line) for line in (run_dir / "llm_calls.jsonl").read_text().splitlines()]
+    built = [c for c in calls if c["episode_id"] == "build"]
+    assert built and {c["step"] for c in built} == {"snippet_item"} and all(c["ok"] for c in built)
+    usage = json.loads((run_dir / "llm_usage.json").read_text())
+    assert usage["calls"] == len(calls) and usage["input_tokens"] >= sum(c["input_tokens"] for c in built) > 0
