@@ -97,7 +97,7 @@ def stage_latency(run_dir: Path, encoder: str, answers_wanted: int = 200) -> dic
     """Stages timed on the logged seeker answers of a run (what the recommender really read),
     with the run's encoder."""
     from agents.recommenders.sniprec import build
-    from agents.recommenders.sniprec.graph import rrf_update
+    from agents.recommenders.sniprec.graph import rrf_update, validate
     from agents.steps.snippets import ExpandInput, QuerySnippetInput, expanded, singular
     from environments.worlds.cache import load_world
     from simulators.runlog import load_run
@@ -127,7 +127,7 @@ def stage_latency(run_dir: Path, encoder: str, answers_wanted: int = 200) -> dic
             t2 = time.perf_counter()
             found = ctx.index.search(ctx.index.embed([q.text for q in out]), ctx.settings.k) if out else None
             t3 = time.perf_counter()
-            groups = _validate(ctx.index, out, found, ctx.settings.threshold) if found is not None else []
+            groups = validate(ctx.index, out, found, ctx.settings, check_negation=True) if found is not None else []
             t4 = time.perf_counter()
             scores = rrf_update(scores, ctx.index, groups, [q.sign for q in out], ctx.settings.kappa)
             t5 = time.perf_counter()
@@ -144,23 +144,11 @@ def stage_latency(run_dir: Path, encoder: str, answers_wanted: int = 200) -> dic
     return report
 
 
-def _validate(index: Any, queries: list[Any], hits: Any, threshold: float) -> list[np.ndarray]:
-    """The cheap validator of `graph.validated_groups`, on hits already retrieved."""
-    groups = []
-    for query, texts, cosines in zip(queries, hits.texts, hits.scores):
-        keep = texts >= 0
-        texts, support = texts[keep], cosines[keep].astype(np.float32)
-        support = np.where(index.negated[texts] != query.negated, 0.0, support)
-        order = np.argsort(-support, kind="stable")
-        groups.append(texts[order][support[order] >= threshold])
-    return groups
-
-
 def scale_report(size: int, dim: int = 256, n_items: int = 50_000, k: int = 500, turns: int = 20) -> dict[str, Any]:
     """Synthetic snippets: random unit vectors, each text of 1-3 random items."""
     import faiss
 
-    from agents.recommenders.sniprec.graph import rrf_update
+    from agents.recommenders.sniprec.graph import SnipRecSettings, rrf_update, validate
     from agents.steps.snippets import QuerySnippet
     from environments.search.dense import HNSW_THRESHOLD, _hnsw
     from environments.search.snippets import SnippetIndex
@@ -182,13 +170,16 @@ def scale_report(size: int, dim: int = 256, n_items: int = 50_000, k: int = 500,
     index = SnippetIndex([f"t{i}" for i in range(size)], items, np.zeros(size, bool), np.zeros(size, np.float32),
                          [None] * size, faiss_index, encoder=None, n_items=n_items)  # type: ignore[arg-type]
     queries = [QuerySnippet(text=f"q{i}") for i in range(3)]
+    # random vectors have no content phrases: the whole-text validator, whose cost is the same
+    # but for one encoding of the query contents (in the stage timings above)
+    settings = SnipRecSettings(k=k, validator="cosine", threshold=0.0)
     scores = np.zeros(n_items)
     per_turn = []
     for _ in range(turns):
         query_vectors = vectors[rng.integers(0, size, 3)] + rng.normal(scale=0.05, size=(3, dim)).astype(np.float32)
         query_vectors /= np.linalg.norm(query_vectors, axis=1, keepdims=True)
         started = time.perf_counter()
-        groups = _validate(index, queries, index.search(query_vectors, k), threshold=0.0)
+        groups = validate(index, queries, index.search(query_vectors, k), settings, check_negation=True)
         scores = rrf_update(scores, index, groups, [1, 1, -1], 60.0)
         per_turn.append(time.perf_counter() - started)
     return {"snippets": size, "index": "hnsw" if size > HNSW_THRESHOLD else "flat", "dim": dim,

@@ -207,6 +207,13 @@ def frame_phrase(text: str, noun: str) -> str:
     return text.rstrip(".")
 
 
+def snippet_content(text: str, noun: str) -> str:
+    """What a snippet, sentence or answer is about: its content words without the canonical
+    frame ("This restaurant does not have a loud bar." -> "loud bar"). The cheap validator
+    compares these, since the frame dominates whole-text cosines."""
+    return content_phrase(frame_phrase(text, noun))
+
+
 # ------------------------------------------------------------------ item snippets
 @dataclass(frozen=True, slots=True)
 class ItemSnippetInput:

@@ -8,13 +8,19 @@ texts' normalised vectors: exact faiss `IndexFlatIP` up to `HNSW_THRESHOLD` text
 (M = 32, efSearch >= k) above (../shared/DESIGN.md §7), the vectors cached on disk by
 content like every other embedding matrix (`dense.embed_cached`).
 
+Given `content_of` (text -> its content words), the index also holds vectors of each
+text's content alone. Whole-snippet cosines are dominated by the shared frame ("This
+restaurant does not have a patio." is 0.64 from "... does not have proper curry house."),
+so a validator that thresholds them keeps nearly everything retrieved; content cosines
+separate topics (0.2 for the same pair, 0.68 for "curry").
+
 The index is built from the catalog a recommender receives (its view), so a review the
 environment withholds never reaches it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -45,7 +51,8 @@ class SnippetIndex:
     """Distinct texts, their items, flags and vectors; use `SnippetIndex.build`."""
 
     def __init__(self, texts: list[str], item_rows: list[list[int]], negated: np.ndarray, sentiment: np.ndarray,
-                 aspects: list[str | None], faiss_index: object, encoder: Encoder, n_items: int):
+                 aspects: list[str | None], faiss_index: object, encoder: Encoder, n_items: int,
+                 content_vectors: np.ndarray | None = None, content_of: Callable[[str], str] | None = None):
         self.texts = texts
         self.indptr = np.cumsum([0] + [len(rows) for rows in item_rows]).astype(np.int64)
         self.items = np.asarray([r for rows in item_rows for r in rows], dtype=np.int64)
@@ -55,11 +62,15 @@ class SnippetIndex:
         self.encoder = encoder
         self.n_items = n_items
         self._faiss = faiss_index
+        self.content_vectors = content_vectors
+        self.content_of = content_of
 
     @classmethod
     def build(cls, catalog: Catalog, snippets: Iterable[Snippet], encoder: Encoder,
-              cache_dir: Path | str | None = None, *, show_progress: bool = True) -> SnippetIndex:
-        """Index `snippets` (each with the `item_id` of a catalog item; others are skipped)."""
+              cache_dir: Path | str | None = None, *, show_progress: bool = True,
+              content_of: Callable[[str], str] | None = None) -> SnippetIndex:
+        """Index `snippets` (each with the `item_id` of a catalog item; others are skipped);
+        with `content_of`, also the vectors of each text's content (`content_support`)."""
         import faiss
 
         rows: dict[str, int] = {}
@@ -90,8 +101,11 @@ class SnippetIndex:
             index = faiss.IndexFlatIP(matrix.shape[1])
             if len(texts):
                 index.add(matrix)
+        content = (embed_cached([content_of(text) or text for text in texts], encoder, cache_dir,
+                                show_progress=show_progress) if content_of is not None and texts else None)
         return cls(texts, [sorted(set(r)) for r in item_rows], np.asarray(negated, bool),
-                   np.asarray(feelings, np.float32), aspects, index, encoder, len(catalog.items))
+                   np.asarray(feelings, np.float32), aspects, index, encoder, len(catalog.items),
+                   content_vectors=content, content_of=content_of)
 
     def embed(self, queries: Sequence[str]) -> np.ndarray:
         return np.asarray(self.encoder.encode(list(queries)), dtype=np.float32).reshape(len(queries), -1)
@@ -107,6 +121,14 @@ class SnippetIndex:
                   else None)
         scores, labels = self._faiss.search(np.ascontiguousarray(vectors, dtype=np.float32), k, params=params)
         return Hits(labels.astype(np.int64), scores)
+
+    def content_support(self, queries: Sequence[str], texts: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Per query, the cosine between its content and that of each of its retrieved `texts`."""
+        if self.content_vectors is None or self.content_of is None:
+            raise ValueError("this index was built without content vectors (SnippetIndex.build(content_of=...))")
+        vectors = self.embed([self.content_of(query) or query for query in queries])
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return [self.content_vectors[rows] @ vector for vector, rows in zip(vectors, texts)]
 
     def items_of(self, text: int) -> np.ndarray:
         """Catalog rows of the items a text belongs to."""

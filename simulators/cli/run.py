@@ -198,12 +198,12 @@ def _run(cfg: Any) -> Any:
     if HydraConfig.get().mode == RunMode.MULTIRUN:  # the sweep's comparison table follows at the end
         final = frame[(frame.turn == keys.max_turns) & (frame.metric == headline[0])]
         shown = f"{headline[0]} at turn {keys.max_turns}: {final['mean'].iloc[0]:.3f}" if len(final) else ""
-        console.print(f"{name}: {len(summary.episodes)} episodes, {shown}; {note}", highlight=False)
+        console.print(f"{name}: {len(summary.episodes)} episodes, {shown}; {note}", highlight=False, markup=False)
         run_evaluators(evaluators, summary.episodes, setup, run_dir)  # written, not printed, in a sweep
         return frame
     print_results(frame, title=f"{name} — {len(summary.episodes)} episodes", console=console)
     run_evaluators(evaluators, summary.episodes, setup, run_dir, console)
     if has_usage(usage_table):
         console.print(render_usage_table({name: usage_table}))
-    console.print(f"{note}; results in {run_dir}", highlight=False)
+    console.print(f"{note}; results in {run_dir}", highlight=False, markup=False)
     return frame

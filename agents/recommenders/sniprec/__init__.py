@@ -10,6 +10,7 @@ plus the items' attributes as snippets.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from agents.base import GraphAgent
@@ -17,7 +18,7 @@ from agents.recommenders.retrieval import asked_in, mined_aspects
 from agents.recommenders.sniprec.graph import SnipRecContext, SnipRecSettings, build_graph
 from agents.recommenders.sniprec.units import aspect_terms_of, item_units
 from agents.steps.clarify import ClarifyStep
-from agents.steps.snippets import ExpandStep, ItemSnippetStep, QuerySnippetStep
+from agents.steps.snippets import ExpandStep, ItemSnippetStep, QuerySnippetStep, singular, snippet_content
 from environments.catalog import Catalog
 from environments.errors import CrsimError
 from environments.models import Role
@@ -25,11 +26,11 @@ from environments.search.snippets import SnippetIndex
 
 UNITS = ("document", "sentence", "snippet")
 TRANSFORMATIONS = ("paraphrase", "support", "opposite")
-VALIDATORS = ("cheap", "none")
+VALIDATORS = ("cheap", "cosine", "none")
 
 
 def build(catalog: Catalog, llm: Any | None = None, *, unit: str = "snippet", extract_queries: bool = True,
-          expand: Sequence[str] = (), k: int = 500, validator: str = "cheap", threshold: float = 0.35,
+          expand: Sequence[str] = (), k: int = 500, validator: str = "cheap", threshold: float = 0.5,
           kappa: float = 60.0, question_pool: int = 50, review_aspects: int = 30, batch: int = 16,
           embedding_model: str | None = None, cache_dir: str | None = None, name: str = "sniprec",
           encoder: Any | None = None, progress: bool = True) -> GraphAgent[SnipRecContext]:
@@ -47,7 +48,9 @@ def build(catalog: Catalog, llm: Any | None = None, *, unit: str = "snippet", ex
     units = item_units(catalog, unit, ItemSnippetStep(llm, "recommender"),  # type: ignore[arg-type]
                        aspect_terms=aspect_terms_of(catalog, mined), cache_dir=cache_dir, batch=batch,
                        progress=progress)
-    index = SnippetIndex.build(catalog, units, encoder, cache_dir, show_progress=progress)
+    noun = singular(catalog.item_noun)
+    index = SnippetIndex.build(catalog, units, encoder, cache_dir, show_progress=progress,
+                               content_of=partial(snippet_content, noun=noun) if validator == "cheap" else None)
     settings = SnipRecSettings(extract_queries=extract_queries, expand=tuple(expand), k=k,  # type: ignore[arg-type]
                                validator=validator, threshold=threshold, kappa=kappa,  # type: ignore[arg-type]
                                question_pool=question_pool)

@@ -6,9 +6,11 @@
 - **expand**: paraphrase / support / opposite per query snippet, each a switch.
 - **retrieve**: the top `k` index texts per query by cosine (faiss).
 - **validate**: per query, its texts ranked by how well they support it and those below
-  the threshold dropped. `validator=cheap` (offline default): the cosine, with a text
-  that contradicts the query by negation ("does not have X" for a query "has X") scored 0;
-  `none`: the cosine alone.
+  the threshold dropped. `validator=cheap` (offline default): the cosine between the
+  *content* of query and text (the "This restaurant has" frame removed: with it, any two
+  negated snippets are ~0.6 apart, and a threshold keeps whatever was retrieved), with a
+  text that contradicts the query by negation ("does not have X" for "has X") scored 0;
+  `cosine`: the same on whole-text cosines; `none`: the whole-text cosine alone.
 - **score**: signed reciprocal-rank fusion, SCORE(i) += sgn(q) / (kappa + rank) for the
   best-ranked text of item i in each query's group, accumulated over turns in memory;
   items no text reached keep their score.
@@ -35,9 +37,9 @@ from agents.steps.snippets import (
 from environments.catalog import Catalog
 from environments.models import Role
 from environments.search.aspects import AspectVocabulary
-from environments.search.snippets import SnippetIndex
+from environments.search.snippets import Hits, SnippetIndex
 
-Validator = Literal["cheap", "none"]
+Validator = Literal["cheap", "cosine", "none"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +48,7 @@ class SnipRecSettings:
     expand: tuple[Transformation, ...] = ()
     k: int = 500
     validator: Validator = "cheap"
-    threshold: float = 0.35      # validator score below which a retrieved text is dropped
+    threshold: float = 0.5       # validator score below which a retrieved text is dropped
     kappa: float = 60.0
     question_pool: int = 50
 
@@ -116,12 +118,22 @@ def validated_groups(index: SnippetIndex, queries: list[QuerySnippet], settings:
     """Per query, the retrieved texts that pass validation, best first."""
     if not queries:
         return []
-    hits = index.search(index.embed([q.text for q in queries]), settings.k)
+    return validate(index, queries, index.search(index.embed([q.text for q in queries]), settings.k), settings,
+                    check_negation)
+
+
+def validate(index: SnippetIndex, queries: list[QuerySnippet], hits: Hits, settings: SnipRecSettings,
+             check_negation: bool) -> list[np.ndarray]:
+    """Per query, its retrieved texts (`hits`) ranked by support, those below the threshold dropped."""
+    retrieved = [texts[texts >= 0] for texts in hits.texts]
+    if settings.validator == "cheap":
+        supports = index.content_support([q.text for q in queries], retrieved)
+    else:
+        supports = [cosines[texts >= 0] for texts, cosines in zip(hits.texts, hits.scores)]
     groups = []
-    for query, texts, cosines in zip(queries, hits.texts, hits.scores):
-        keep = texts >= 0
-        texts, support = texts[keep], cosines[keep].astype(np.float32)
-        if settings.validator == "cheap" and check_negation:
+    for query, texts, support in zip(queries, retrieved, supports):
+        support = support.astype(np.float32)
+        if settings.validator != "none" and check_negation:
             support = np.where(index.negated[texts] != query.negated, 0.0, support)
         order = np.argsort(-support, kind="stable")
         groups.append(texts[order][support[order] >= settings.threshold])

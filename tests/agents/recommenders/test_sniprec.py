@@ -98,10 +98,13 @@ def test_a_turn_ranks_by_what_was_asked_and_accumulates(tiny_catalog, tmp_path):
     top = [tiny_catalog.items[i] for i in np.argsort(-move.scores, kind="stable")[:3]]
     assert all(item.attributes["cuisine"] == "thai" for item in top)
     assert move.question and move.metadata["query_snippets"] == [["This restaurant has thai food.", 1]]
-    later = observation(tiny_catalog, "I want thai food.", "Anything but loud, please.")
+    later = observation(tiny_catalog, "I want thai food.", "Anything but expensive, please.")
     move2, state2 = respond(agent, later, state)
-    assert move2.metadata["query_snippets"] == [["This restaurant has loud.", -1]]
-    assert state2["read_turns"] == 4 and (state2["snippet_scores"] != state["snippet_scores"]).any()
+    assert move2.metadata["query_snippets"] == [["This restaurant has expensive.", -1]]
+    assert state2["read_turns"] == 4
+    changed = state2["snippet_scores"] - state["snippet_scores"]
+    expensive = np.array([item.attributes["price_range"] == "expensive" for item in tiny_catalog.items])
+    assert (changed[expensive] < 0).all() and not changed[~expensive].any()  # only what was named
     fresh, _ = respond(agent, later)  # taking over half-way: every answer is read again, same scores
     np.testing.assert_allclose(fresh.scores, move2.scores)
 
@@ -118,3 +121,13 @@ def test_bad_settings_name_the_key(tiny_catalog):
         build(tiny_catalog, encoder=HashEncoder(), unit="paragraph")
     with pytest.raises(CrsimError, match="recommender.expand='synonyms'"):
         build(tiny_catalog, encoder=HashEncoder(), expand=["synonyms"])
+
+
+@pytest.mark.parametrize(("validator", "reaches_items"), [("cheap", False), ("cosine", True)])
+def test_the_cheap_validator_compares_content_not_the_shared_frame(tiny_catalog, tmp_path, validator, reaches_items):
+    """No text of the catalog is about loudness: whole-snippet cosines still pass the threshold
+    through "This restaurant has ...", content cosines do not."""
+    agent = build(tiny_catalog, encoder=HashEncoder(), cache_dir=str(tmp_path), review_aspects=0, progress=False,
+                  validator=validator)
+    _, state = respond(agent, observation(tiny_catalog, "I want somewhere loud."))
+    assert bool(state["snippet_scores"].any()) is reaches_items
