@@ -54,8 +54,9 @@ _CLAUSE_CUT = re.compile(r"\s*;\s*|(?<!anything)(?<!everything)\s*[,]?\s+\b(?:bu
 _LACK_CUE = re.compile(
     r"\b(?:no|not|never|without|nothing|lacks?|lacking|missing|isn't|wasn't|aren't|weren't|don't|doesn't|didn't|"
     r"won't|hardly|look elsewhere|be disappointed|will disappoint|in case you were wondering)\b|n't\b", re.I)
-# Negative words that praise, hedge or dislike what the item has, rather than say it lacks something;
-# "no-" / "not-too-" compounds are adjectives ("no-fuss counter").
+# "no-fuss", "not-too-sweet": adjectives, not a negation of what follows.
+_NEGATIVE_COMPOUND = re.compile(r"\b(?:no|not|non)-[\w-]+", re.I)
+# Negative words that praise, hedge or dislike what the item has, rather than say it lacks something.
 _NOT_LACKING = re.compile(
     r"\b(?:can't|cannot|couldn't|could not) (?:fault|beat|complain|go wrong|decide|say|tell|ask for|be happier)\b|"
     r"\bno (?:complaints?|shortage|problems?|issues?|regrets?)\b|\bnothing (?:more|less|special|fancy)\b|"
@@ -63,7 +64,7 @@ _NOT_LACKING = re.compile(
     r"\b(?:done|do) without\b|"
     r"\b(?:didn't|did not|don't|doesn't|wasn't|weren't|isn't|aren't) "
     r"(?:love|like|enjoy|care for|sit well|work for|suit|the vibe|what|for me|my thing|to my taste)\b|"
-    r"\b(?:no|not|non)-[\w-]+", re.I)
+    + _NEGATIVE_COMPOUND.pattern, re.I)
 # The seeker does not want what the clause names.
 _DISLIKE_CUE = re.compile(
     r"\b(?:anything but|not|no|never|avoid|rather not|don't want|do not want|nothing too|hate|dislike|without|"
@@ -193,7 +194,7 @@ def offline_query_snippets(answer: str, noun: str) -> list[QuerySnippet]:
             phrase = content_phrase(clause)
             if not phrase:
                 continue
-            preference: Preference = "dislike" if _DISLIKE_CUE.search(clause) else "prefer"
+            preference: Preference = "dislike" if _DISLIKE_CUE.search(_NEGATIVE_COMPOUND.sub(" ", clause)) else "prefer"
             query = QuerySnippet(text=canonical(noun, phrase), preference=preference)
             found.setdefault((query.text, preference), query)
     return list(found.values())

@@ -51,6 +51,9 @@ def test_answers_become_signed_query_snippets():
         ("This restaurant has loud.", -1)]
     assert [(q.text, q.sign) for q in offline_query_snippets("Nothing too pricey.", "restaurant")] == [
         ("This restaurant has pricey.", -1)]
+    assert [(q.text, q.sign) for q in offline_query_snippets("Mostly I care about no-fuss counter seating.",
+                                                              "restaurant")] == [
+        ("This restaurant has no-fuss counter seating.", 1)]  # a "no-" compound is an adjective
 
 
 def test_an_answer_without_a_preference_gives_no_query_snippet():
