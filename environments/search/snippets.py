@@ -12,7 +12,7 @@ Given `content_of` (text -> its content words), the index also holds vectors of 
 text's content alone. Whole-snippet cosines are dominated by the shared frame ("This
 restaurant does not have a patio." is 0.64 from "... does not have proper curry house."),
 so a validator that thresholds them keeps nearly everything retrieved; content cosines
-separate topics (0.2 for the same pair, 0.68 for "curry").
+separate topics ("patio" vs "proper curry house" 0.32, "curry" 0.63).
 
 The index is built from the catalog a recommender receives (its view), so a review the
 environment withholds never reaches it.
