@@ -24,7 +24,7 @@ def echo_tracker(request: dict) -> str:
     """Say every listed remaining feature was mentioned (the customer's STUB names them all)."""
     prompt = request["messages"][-1]["content"]
     block = prompt.split("Remaining features", 1)[1]
-    return json.dumps({"mentioned": re.findall(r"^- ([a-z_]+):", block, flags=re.MULTILINE)})
+    return json.dumps({"mentioned": re.findall(r"^(?:<<<)?- ([a-z_]+):", block, flags=re.MULTILINE)})  # fenced data
 
 
 def model(stub):

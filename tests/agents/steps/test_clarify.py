@@ -125,4 +125,4 @@ def test_prompt_lists_review_aspects_for_the_llm():
     from agents.prompts import load_prompt
 
     rendered = load_prompt("clarify_question").render(**variables)  # every placeholder is filled
-    assert any("Topics reviewers write about: smell" in text for _, text in rendered)
+    assert any("Topics reviewers write about: <<<smell" in text for _, text in rendered)
