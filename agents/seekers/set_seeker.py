@@ -110,9 +110,10 @@ class SetSeeker:
             sentences.append(f"I like the {_join(liked)} one{'s' if len(liked) > 1 else ''}.")
         if disliked:
             sentences.append(f"The {_join(disliked)} {'ones don' if len(disliked) > 1 else 'one doesn'}'t fit.")
-        titles = {card.id: card.title for card in playlist}
         if remove:
-            sentences.append(f"Please take {_join([repr(titles[i]) for i in remove])} off the playlist.")
+            cards = {card.id: card for card in playlist}
+            named = [_name(cards[i], [*playlist, *shown]) for i in remove]
+            sentences.append(f"Please take {_join(named)} off the playlist.")
         if done:
             sentences.append(rnd.choice(("That's a great playlist, thanks!", "Perfect, I'll keep this one.")))
         elif wish:
@@ -121,6 +122,17 @@ class SetSeeker:
         elif not liked:
             sentences.append("Can you show me something else?")
         return " ".join(sentences)
+
+
+def _name(card: ItemCard, around: Sequence[ItemCard]) -> str:
+    """'Title', or 'Title' by Artist when another track in view shares the title (covers and
+    common titles: the curator must know which one to remove)."""
+    if any(other.id != card.id and other.title.lower() == card.title.lower() for other in around):
+        artist = card.attributes.get("artist")
+        artist = ", ".join(artist) if isinstance(artist, list) else artist
+        if artist:
+            return f"'{card.title}' by {artist}"
+    return f"'{card.title}'"
 
 
 def _join(parts: Sequence[str]) -> str:

@@ -92,3 +92,13 @@ def test_same_seed_same_reply(world: Catalog) -> None:
         env.step(CURATOR, Curation("x", shown=list(world.item_ids[:10]), add=list(world.item_ids[:3])))
         replies.append(asyncio.run(agent.respond(env.observe(SEEKER), {}))[0])
     assert replies[0] == replies[1]
+
+
+def test_a_removal_names_the_artist_when_titles_are_shared() -> None:
+    from agents.seekers.set_seeker import _name
+
+    cover = ItemCard("t2", "Waiting for Honey", "", {"artist": ["The Stray Tigers"]})
+    original = ItemCard("t1", "Waiting for Honey", "", {"artist": ["The Ghost Engines"]})
+    other = ItemCard("t3", "Into the Fire", "", {"artist": ["Otis Hart"]})
+    assert _name(cover, [original, cover, other]) == "'Waiting for Honey' by The Stray Tigers"
+    assert _name(other, [original, cover, other]) == "'Into the Fire'"
