@@ -9,8 +9,9 @@ Writes JSON (default `outputs/bench/bench_sniprec.json`) with three parts:
   `crsim run experiment=sniprec recommender=sniprec recommender.embedding_model=...`
   (the seeker keeps MiniLM, so only the recommender's encoder differs).
 - `stages`: mean milliseconds per turn of parse, expand (all three transformations),
-  retrieve (embed + faiss), validate and score, on the seeker answers of those runs, and
-  the whole recommender turn from the runs' `timings.jsonl` (the rest is the question).
+  retrieve (embed + faiss), validate, score and question (the clarification over the top
+  candidates), on the seeker answers of those runs, and the whole recommender turn from
+  the runs' `timings.jsonl`.
 - `scale`: index build time and retrieve + validate + score per turn (3 query snippets,
   k = 500) over synthetic unit vectors at the given sizes: exact faiss up to 100k, HNSW
   above (M = 32, efSearch = k), as `SnippetIndex.build` chooses.
@@ -98,6 +99,7 @@ def stage_latency(run_dir: Path, encoder: str, answers_wanted: int = 200) -> dic
     with the run's encoder."""
     from agents.recommenders.sniprec import build
     from agents.recommenders.sniprec.graph import rrf_update, validate
+    from agents.steps.clarify import ClarifyInput
     from agents.steps.snippets import ExpandInput, QuerySnippetInput, expanded, singular
     from environments.worlds.cache import load_world
     from simulators.runlog import load_run
@@ -106,15 +108,16 @@ def stage_latency(run_dir: Path, encoder: str, answers_wanted: int = 200) -> dic
                   embedding_model=None if encoder == "minilm" else encoder)
     ctx = agent.context
     noun = singular(ctx.catalog.item_noun)
-    pairs = [(question.text, answer.text) for episode in load_run(run_dir).episodes
-             for question, answer in zip(episode.turns, episode.turns[1:])
+    pairs = [(question.text, answer.text, episode.turns[:position + 2], answer.index // 2 + 1)
+             for episode in load_run(run_dir).episodes
+             for position, (question, answer) in enumerate(zip(episode.turns, episode.turns[1:]))
              if question.role == "recommender" and answer.role == "seeker"][:answers_wanted]
-    seconds = {stage: 0.0 for stage in ("parse", "expand", "retrieve", "validate", "score")}
+    seconds = {stage: 0.0 for stage in ("parse", "expand", "retrieve", "validate", "score", "question")}
     scores = np.zeros(len(ctx.catalog.items))
 
     async def run() -> None:
         nonlocal scores
-        for question, answer in pairs:
+        for question, answer, dialogue, turn in pairs:
             t0 = time.perf_counter()
             queries = (await ctx.query_step.run(QuerySnippetInput(question, answer, noun))).snippets
             t1 = time.perf_counter()
@@ -131,7 +134,11 @@ def stage_latency(run_dir: Path, encoder: str, answers_wanted: int = 200) -> dic
             t4 = time.perf_counter()
             scores = rrf_update(scores, ctx.index, groups, [q.sign for q in out], ctx.settings.kappa)
             t5 = time.perf_counter()
-            for stage, (start, end) in zip(seconds, ((t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5))):
+            top = np.argsort(-scores, kind="stable")[:ctx.question_pool]
+            await ctx.clarify.run(ClarifyInput(dialogue, [ctx.catalog.items[i] for i in top], [], ctx.catalog.item_noun,
+                                               turn, tuple(ctx.catalog.aspects), ctx.mined))
+            t6 = time.perf_counter()
+            for stage, (start, end) in zip(seconds, ((t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5), (t5, t6))):
                 seconds[stage] += end - start
 
     asyncio.run(run())
