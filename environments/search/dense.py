@@ -139,7 +139,7 @@ def embed_cached(texts: list[str], encoder: Encoder, cache_dir: Path | str | Non
     matrix = _load_matrix(path, len(texts))
     if matrix is None:
         matrix = _embed(texts, encoder, show_progress)
-        write_file_atomic(path, lambda tmp: _save_npy(tmp, matrix))
+        write_file_atomic(path, lambda tmp: save_npy(tmp, matrix))
     return matrix
 
 
@@ -161,7 +161,7 @@ def _embed(documents: list[str], encoder: Encoder, show_progress: bool) -> np.nd
     return np.ascontiguousarray(np.concatenate(parts))
 
 
-def _save_npy(path: Path, matrix: np.ndarray) -> None:
+def save_npy(path: Path, matrix: np.ndarray) -> None:
     with open(path, "wb") as handle:  # a handle, so numpy does not append ".npy"
         np.save(handle, matrix, allow_pickle=False)
 

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from environments.search.cache import cache_dir_for, content_key, write_file_atomic
+from environments.search.dense import save_npy
 from environments.search.embeddings import (
     BULK_THREADS, DEFAULT_MEMO_SIZE, DEFAULT_MODEL_PACKAGE, TextEncoder, _default_model_path, torch_threads,
 )
@@ -97,7 +98,7 @@ class StaticEncoder(TextEncoder):
                 path = self.table_path()
                 if not path.exists():
                     table = distill(source)
-                    write_file_atomic(path, lambda tmp: _save(tmp, table))
+                    write_file_atomic(path, lambda tmp: save_npy(tmp, table))
                 table = np.load(path, allow_pickle=False)
                 tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
                 tokenizer.no_truncation()
@@ -121,8 +122,3 @@ class StaticEncoder(TextEncoder):
             vectors[nonempty] = np.add.reduceat(table[ids], starts, axis=0)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
-
-
-def _save(path: Path, table: np.ndarray) -> None:
-    with path.open("wb") as handle:  # np.save on a path would append ".npy" to the temporary name
-        np.save(handle, table, allow_pickle=False)
