@@ -11,8 +11,10 @@ episode with `set_complete`) or not. `max_turns` rounds end it otherwise.
 The set lives in the core's `ItemInterface` (add/remove; a removed item can come back);
 each round's `TurnEvaluation` holds the set after the round (`ItemSetState`, scored by
 `set_precision/recall/f1`) and the rank of every goal item not yet in the set within Y_t
-(scored by `hits@K`; goal items not shown rank last). The seeker is given a `ThemeBrief`
-(what its goal items are like), never their ids; only the evaluator sees the goal.
+(scored by `hits@K`; goal items not shown rank last). The seeker is given a `ThemeBrief`,
+never the goal's ids; only the evaluator sees the goal. What the brief holds is the
+setup's `disclose`: `theme` (target-biased: what the goal items are like) or `request`
+(target-free: only what the seeker asked for, and a world listener's general taste).
 
 Agents' mistakes do not crash an episode: an id outside the catalog, an add of an item that
 was not shown, feedback on an item not on screen, a removal of an item not in the set are
@@ -36,10 +38,11 @@ from environments.errors import CrsimError
 from environments.models import (
     EpisodeEvaluation, ItemSetState, Role, TargetRank, TerminationReason, Turn, TurnEvaluation,
 )
-from environments.playlist_goals import PlaylistGoal, load_goals
+from environments.playlist_goals import PlaylistGoal, ThemeBrief, listener_taste, load_goals, request_brief
 from environments.ranking import scores_from_action, tie_broken_order
 from environments.single_target import load_catalog
 
+DISCLOSURES = ("theme", "request")
 SEEKER_ENDINGS = {TerminationReason.set_complete: "accept", TerminationReason.seeker_quit: "quit"}
 FEEDBACK_KINDS = ("like", "dislike")
 
@@ -65,9 +68,12 @@ class PlaylistSetup(EnvironmentSetup):
     roles = (Role.recommender.value, Role.seeker.value)
 
     def __init__(self, catalog: Catalog, goals: list[PlaylistGoal] | None = None, *, top_k: int = 10,
-                 ranking_adds: int = 3, max_goals: int | None = None):
+                 ranking_adds: int = 3, max_goals: int | None = None, disclose: str = "theme"):
         if top_k < 1 or ranking_adds < 0:
             raise CrsimError(f"environment.top_k={top_k} must be >= 1 and ranking_adds={ranking_adds} >= 0")
+        if disclose not in DISCLOSURES:
+            raise CrsimError(f"environment.disclose={disclose!r}; expected one of {', '.join(DISCLOSURES)}")
+        self.disclose = disclose
         self.catalog = catalog
         self.goals = (goals if goals is not None else load_goals(catalog))[:max_goals]
         if not self.goals:
@@ -75,6 +81,11 @@ class PlaylistSetup(EnvironmentSetup):
         self.top_k = top_k
         self.ranking_adds = ranking_adds
         self.items_by_id = {item.id: item for item in catalog.items}
+        self._users = _world_users(catalog) if disclose == "request" else []
+
+    def brief(self, goal: PlaylistGoal) -> ThemeBrief:
+        """What the seeker is told about `goal` (see `disclose`)."""
+        return goal.brief if self.disclose == "theme" else request_brief(goal, listener_taste(self._users, goal))
 
     def new_episode(self) -> PlaylistEnvironment:
         return PlaylistEnvironment(self)
@@ -93,6 +104,15 @@ class PlaylistSetup(EnvironmentSetup):
             return Curation(response=turn.text, shown=list(turn.items_shown), add=list(turn.added),
                             metadata=dict(turn.metadata))
         return super().scripted_action(role, turn, ending)
+
+
+def _world_users(catalog: Catalog) -> list[Any]:
+    """A world's listeners (`truth/users.jsonl`); none for an imported catalog."""
+    from environments.catalog.jsonl import read_jsonl
+    from environments.worlds.truth import UserTruth
+
+    path = catalog.path / "truth" / "users.jsonl" if catalog.path is not None else None
+    return read_jsonl(path, UserTruth) if path is not None and path.is_file() else []
 
 
 def build_playlist(catalog: str | None = None, world: dict[str, Any] | None = None, **options: Any) -> PlaylistSetup:
@@ -139,7 +159,7 @@ class PlaylistEnvironment(Environment):
             return CuratorObservation(self.turn, self.dialogue.visible_to(role), self.items.shown(), self.candidates,
                                       noun, self._seed, playlist)
         if role == Role.seeker:
-            brief = self._goal.brief if self._goal is not None else None
+            brief = self.setup.brief(self._goal) if self._goal is not None else None
             return PlaylistSeekerObservation(self.turn, self.dialogue.visible_to(role), self.items.shown(), brief,
                                              noun, self._seed, playlist)
         raise ValueError(f"playlist has no role '{role}' (roles: {', '.join(self.setup.roles)})")

@@ -10,10 +10,17 @@ the goal items' metadata (the share of goal items with each genre, mood, era, ar
 as a listener who knows what they want would describe it. On a world the summary reads
 the true attributes (the seeker knows its taste better than the catalog shows it); on an
 imported catalog, the attributes the catalog shows.
+
+A target-free seeker is told nothing the goal items imply (`request_brief`): only what it
+asked for (a world theme's constraints; on an imported conversation, nothing beyond the
+request's words) and a general taste, a world listener's latent likes and dislikes chosen
+per goal (`listener_taste`), so it judges tracks the way that listener would, not the way
+the goal set happens to look.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +44,7 @@ class ThemeBrief:
     request: str
     values: Mapping[str, Mapping[str, float]]  # aspect -> value -> share of goal items having it
     size: int  # how many tracks the seeker wants
+    taste: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # aspect -> value -> +like / -dislike
 
     def wanted(self, aspect: str, min_share: float = 0.5) -> list[str]:
         """The aspect's values at least `min_share` of the goal items have, most common first."""
@@ -75,6 +83,28 @@ def theme_brief(name: str, request: str, goal: Sequence[str], attributes: Mappin
                        if c / n >= min_share}
               for aspect, counter in sorted(counts.items())}
     return ThemeBrief(name, request, {a: v for a, v in values.items() if v}, len(goal))
+
+
+def request_brief(goal: PlaylistGoal, taste: Mapping[str, Mapping[str, float]] | None = None) -> ThemeBrief:
+    """What a target-free seeker knows: its request, its stated constraints (share 1.0 each:
+    it asked for them), how long a playlist it wants, and its general taste; nothing drawn
+    from the goal items."""
+    values = {aspect: {value: 1.0} for aspect, value in sorted(goal.constraints.items()) if aspect != "occasion"}
+    return ThemeBrief(goal.name, goal.request, values, len(goal.items), dict(taste or {}))
+
+
+def listener_taste(users: Sequence[Any], goal: PlaylistGoal) -> dict[str, dict[str, float]]:
+    """A world listener's latent taste (`UserTruth.weights`) for `goal`: the first user, from
+    a position fixed by the goal id, whose dislikes do not contradict what the goal asks for
+    (nobody asks for an 80s playlist while disliking the 80s). Empty without users."""
+    if not users:
+        return {}
+    start = int(hashlib.sha256(goal.goal_id.encode("utf-8")).hexdigest()[:8], 16) % len(users)
+    for offset in range(len(users)):
+        weights = users[(start + offset) % len(users)].weights
+        if all(weights.get(aspect, {}).get(value, 0.0) >= 0 for aspect, value in goal.constraints.items()):
+            return {aspect: dict(values) for aspect, values in weights.items()}
+    return {}
 
 
 def world_goals(catalog: Catalog) -> list[PlaylistGoal]:

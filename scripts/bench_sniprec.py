@@ -4,7 +4,8 @@ per-turn latency by stage, and retrieval + scoring at index sizes beyond the wor
 Writes JSON (default `outputs/bench/bench_sniprec.json`) with three parts:
 
 - `encoders`: per encoder (`minilm`, the packaged MiniLM; `static`, the token table
-  distilled from it, `environments/search/static_embeddings.py`), the world's distinct
+  distilled from it, `environments/search/static_embeddings.py`; `minilm-int8`, MiniLM as
+  int8 ONNX, the `onnx` extra, `environments/search/onnx_embeddings.py`), the world's distinct
   snippet texts embedded per second, and Hits@10 / MRR at turn 5 with 95% CIs of
   `crsim run experiment=sniprec recommender=sniprec recommender.embedding_model=...`
   (the seeker keeps MiniLM, so only the recommender's encoder differs).
@@ -34,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-ENCODERS = {"minilm": "null", "static": "static"}
+ENCODERS = {"minilm": "null", "static": "static", "minilm-int8": "minilm-int8"}
 
 
 def main() -> None:

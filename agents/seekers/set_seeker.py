@@ -1,8 +1,11 @@
-"""An offline, target-biased set-seeking seeker for playlist curation.
+"""Offline set-seeking seekers for playlist curation: target-biased and target-free.
 
-It knows its goal set's *theme* — the `ThemeBrief` the playlist environment gives it (the
-share of goal tracks with each genre, mood, tempo, era and artist), never the goal's ids —
-and judges each track it sees the way a listener would: by what the card shows (the listed
+The target-biased seeker knows its goal set's *theme* — the `ThemeBrief` the playlist
+environment gives it under `disclose: theme` (the share of goal tracks with each genre,
+mood, tempo, era and artist), never the goal's ids. The target-free one (`disclose:
+request`, `seeker=set_seeker_free`) knows only what it asked for and a listener's general
+taste (liked and disliked values); on an imported catalog, where a request's constraints
+are not recorded, it reads them from its own request with the catalog's values. Both judge each track it sees the way a listener would: by what the card shows (the listed
 attributes, and the values its description words, read through a `ValueLexicon`: on the
 music world the domain's phrases stand in for a listener's ear). A track fits when some
 of its visible values are ones the theme wants and none contradicts it; it misfits when
@@ -11,7 +14,7 @@ contradictions outweigh fits; otherwise the seeker cannot tell and says nothing 
 Each turn it likes fitting shown tracks, dislikes misfits, asks to take misfits off the
 playlist, and adds one thing the theme wants that it has not said yet, in its own words
 (`SEEKER_MUSIC_WORDS` on the world, never the catalog's phrases), so the curator's query
-grows. It declares the playlist complete (`accept`) once the playlist holds as many
+grows (the target-free seeker then names what its taste likes). It declares the playlist complete (`accept`) once the playlist holds as many
 tracks as it wants and it removed nothing this turn. What it said is kept in its turns'
 metadata (`stated`), so it needs no memory of its own and replays exactly.
 """
@@ -56,17 +59,29 @@ class SetSeeker:
         self.lexicon, self.words, self.min_share = lexicon, words, min_share
 
     def judge(self, card: ItemCard, brief: Any) -> Verdict:
+        """Theme values: a shown value of a wanted aspect fits or contradicts. Taste (target-
+        free): a disliked value contradicts; a liked one fits where the theme says nothing."""
         seen = self.lexicon.card_features(card)
         fits = conflicts = 0
         for aspect in THEME_ASPECTS:
-            wanted = set(brief.wanted(aspect, self.min_share))
+            wanted = set(self._wanted(brief, aspect))
             shown = {value for name, value in seen if name == aspect}
+            weights = brief.taste.get(aspect, {})
             if wanted and shown:
                 fits += bool(shown & wanted)
                 conflicts += not shown & wanted
+            elif any(weights.get(value, 0.0) > 0 for value in shown):
+                fits += 1
+            conflicts += any(weights.get(value, 0.0) < 0 for value in shown - wanted)
         artists = set(brief.values.get("artist", {}))
         fits += bool(artists & {value for name, value in seen if name == "artist"})
         return Verdict(fits, conflicts)
+
+    def _wanted(self, brief: Any, aspect: str) -> list[str]:
+        wanted = brief.wanted(aspect, self.min_share)
+        if not wanted and not brief.values:  # nothing disclosed but the request: read it
+            wanted = sorted(value for name, value in self.lexicon.features(brief.request) if name == aspect)
+        return wanted
 
     def respond(self, observation: Any) -> SeekerReply:
         brief = observation.profile
@@ -88,10 +103,14 @@ class SetSeeker:
 
     def _next_wish(self, brief: Any, stated: set[Feature]) -> Feature | None:
         for aspect in (*THEME_ASPECTS, "artist"):
-            for value in brief.wanted(aspect, self.min_share if aspect != "artist" else 0.0):
+            wanted = self._wanted(brief, aspect) if aspect != "artist" else brief.wanted(aspect, 0.0)
+            for value in wanted:
                 if (aspect, value) not in stated:
                     return aspect, value
-        return None
+        liked = sorted(((weight, aspect, value) for aspect, values in brief.taste.items()
+                        for value, weight in values.items() if weight > 0 and aspect in THEME_ASPECTS
+                        and not self._wanted(brief, aspect)), reverse=True)
+        return next(((aspect, value) for _, aspect, value in liked if (aspect, value) not in stated), None)
 
     def _words(self, feature: Feature, rnd: random.Random) -> str:
         aspect, value = feature
@@ -157,6 +176,7 @@ def lexicon_for(catalog: Catalog) -> tuple[ValueLexicon, dict[str, dict[str, lis
 
 
 def build(catalog: Catalog, llm: Any | None = None, *, min_share: float = 0.5) -> GraphAgent[None]:
-    """Hydra factory for `seeker=set_seeker` (offline: `llm` is accepted and unused)."""
+    """Hydra factory for `seeker=set_seeker` and `seeker=set_seeker_free` (which one is the
+    environment's `disclose`; offline: `llm` is accepted and unused)."""
     lexicon, words = lexicon_for(catalog)
     return agent_from_function(Role.seeker.value, SetSeeker(lexicon, words, min_share).respond)

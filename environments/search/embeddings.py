@@ -177,13 +177,14 @@ _ENCODERS_LOCK = threading.Lock()
 
 def get_encoder(model: str | Path | None = None) -> TextEncoder:
     """The process-wide encoder for `model` (None: the packaged MiniLM; "static": a static
-    token-table model distilled from it, see `static_embeddings`); created once."""
+    token-table model distilled from it, see `static_embeddings`; "minilm-int8": MiniLM as int8
+    ONNX, the `onnx` extra, see `onnx_embeddings`); created once."""
     key: str | None = None
-    if model == "static":
-        from environments.search.static_embeddings import StaticEncoder
-
+    if model in ("static", "minilm-int8"):
         with _ENCODERS_LOCK:
-            return _ENCODERS.setdefault("static", StaticEncoder())
+            if model not in _ENCODERS:
+                _ENCODERS[model] = _named_encoder(model)
+            return _ENCODERS[model]
     if model is not None:
         path = Path(model).expanduser()
         key = str(path.resolve()) if path.exists() else str(model)
@@ -192,3 +193,14 @@ def get_encoder(model: str | Path | None = None) -> TextEncoder:
         if encoder is None:
             encoder = _ENCODERS[key] = TextEncoder(key)
         return encoder
+
+
+def _named_encoder(name: str) -> TextEncoder:
+    if name == "static":
+        from environments.search.static_embeddings import StaticEncoder
+
+        return StaticEncoder()
+    from environments.search.onnx_embeddings import OnnxEncoder, _version
+
+    _version()  # a missing extra is a one-line error here, not an ImportError at the first turn
+    return OnnxEncoder()

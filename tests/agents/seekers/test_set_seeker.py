@@ -102,3 +102,34 @@ def test_a_removal_names_the_artist_when_titles_are_shared() -> None:
     other = ItemCard("t3", "Into the Fire", "", {"artist": ["Otis Hart"]})
     assert _name(cover, [original, cover, other]) == "'Waiting for Honey' by The Stray Tigers"
     assert _name(other, [original, cover, other]) == "'Into the Fire'"
+
+
+def test_target_free_brief_holds_only_the_request_and_a_compatible_taste(world: Catalog) -> None:
+    setup = PlaylistSetup(world, disclose="request")
+    for goal in setup.goals:
+        told, biased = setup.brief(goal), goal.brief
+        assert dict(told.values) == {aspect: {value: 1.0} for aspect, value in goal.constraints.items()}
+        assert "artist" not in told.values and "artist" in biased.values  # the goal's artists stay hidden
+        assert told.taste, "a world listener's taste is disclosed"
+        assert all(told.taste.get(aspect, {}).get(value, 0.0) >= 0 for aspect, value in goal.constraints.items())
+    with pytest.raises(Exception, match="disclose"):
+        PlaylistSetup(world, disclose="goal")
+
+
+def test_target_free_judges_by_taste_where_the_request_says_nothing(world: Catalog) -> None:
+    seeker = SetSeeker(*lexicon_for(world))
+    brief = ThemeBrief("party", "party time", {"mood": {"upbeat": 1.0}}, size=5,
+                       taste={"genre": {"jazz": 1.2, "country": -1.4}})
+    assert seeker.judge(_card("a", genre="jazz"), brief).kind == "like"
+    assert seeker.judge(_card("b", genre="country"), brief).kind == "dislike"
+    assert seeker.judge(_card("c", mood="upbeat", genre="country"), brief).kind is None  # fits, but disliked
+    stated = {("mood", "upbeat")}
+    assert seeker._next_wish(brief, stated) == ("genre", "jazz")  # then what its taste likes
+
+
+def test_with_nothing_disclosed_but_the_request_it_reads_the_request(world: Catalog) -> None:
+    seeker = SetSeeker(*lexicon_for(world))
+    brief = ThemeBrief("", "Some melancholy songs please, nothing else matters.", {}, size=5)
+    assert seeker._wanted(brief, "mood") == ["melancholy"]
+    assert seeker.judge(_card("a", mood="melancholy"), brief).kind == "like"
+    assert seeker.judge(_card("b", mood="upbeat"), brief).kind == "dislike"
