@@ -111,6 +111,9 @@ STEP_MARKERS = {
     "snippet_item": "You rewrite a customer review",
     "snippet_query": "You turn what a person looking for",
     "snippet_expand": "You help a search engine find reviews",
+    "playlist_search": "search a catalog of tracks",
+    "playlist_pick": "You are a music curator building",
+    "playlist_seeker": "asked a music curator for a playlist",
 }
 
 SCRIPTED = {
@@ -148,6 +151,11 @@ SCRIPTED = {
     "snippet_query": {"snippets": [{"text": "This restaurant serves STUB dishes.", "preference": "prefer"}]},
     "snippet_expand": {"paraphrase": "This restaurant offers STUB plates.", "support": "This restaurant has STUB sides.",
                        "opposite": "This restaurant does not serve STUB dishes."},
+    # playlist curation: tracks are answered by their number in the list shown
+    "playlist_search": {"query": "STUB upbeat"},
+    "playlist_pick": {"add": ["1"], "response": "STUB: here are some tracks."},
+    "playlist_seeker": {"text": "STUB: I like the first one.", "like": [1], "dislike": [], "remove": [],
+                        "done": False},
 }
 
 SINGLE_TARGET_STEPS = ("clarify_question", "seeker_answer", "summarize_reviews")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -85,6 +86,17 @@ def make_scorer(kind: str, catalog: Catalog, *, document: str = "card", encoder:
     raise CrsimError(f"recommender.scorer={kind!r}; expected one of {', '.join(SCORERS)}")
 
 
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """One turn's candidates: the playlist, what to show, liked tracks shown to be added,
+    and tracks never shown before (in ranked order): the ones a curator may pick from."""
+
+    playlist: list[str]
+    show: list[str]
+    pending: list[str]
+    new: list[str]
+
+
 class Curator:
     """The curation policy around a scorer (see the module docstring)."""
 
@@ -98,11 +110,23 @@ class Curator:
         self.artist = {item.id: _first(item.attributes.get("artist")) for item in catalog.items}
 
     def respond(self, observation: Any) -> Curation:
+        parts = self.query_parts(observation)
+        view = self.select(observation, parts)
+        add = self._adds(view.playlist, view.pending + view.new[: self.add_per_turn])
+        return Curation(response=self._say(view.show, add), shown=view.show, add=add,
+                        metadata={"query": parts[:1], "scorer_parts": len(parts)})
+
+    def query_parts(self, observation: Any) -> list[str]:
+        """CPCD's query over the conversation so far (latest first)."""
         seeker_turns = [t for t in observation.dialogue if t.role == Role.seeker]
         liked_after = [[i for i, kind in t.feedback.items() if kind == "like"][: self.liked_per_turn]
                        for t in seeker_turns[1:]]
-        parts = query_parts([t.text for t in seeker_turns], liked_after, self.query,
-                            lambda i: self.document(self.catalog.item(i)) if i in self.catalog.item_index else i)
+        return query_parts([t.text for t in seeker_turns], liked_after, self.query,
+                           lambda i: self.document(self.catalog.item(i)) if i in self.catalog.item_index else i)
+
+    def select(self, observation: Any, parts: list[str]) -> Selection:
+        """What to show for a query: liked tracks not yet added, then the best unseen ones."""
+        seeker_turns = [t for t in observation.dialogue if t.role == Role.seeker]
         playlist = [card.id for card in getattr(observation, "item_set", ())]
         rejected = {i for t in seeker_turns for i, kind in t.feedback.items() if kind == "dislike"}
         rejected |= {i for t in seeker_turns for i in t.removed}
@@ -124,10 +148,8 @@ class Curator:
                 break
         show = list(dict.fromkeys(pending))[: self.shown]
         show += (fresh + stale)[: self.shown - len(show)]
-        add = self._adds(playlist, [i for i in show if i in pending] +
-                         [i for i in show if i not in pending and i not in shown_before][: self.add_per_turn])
-        return Curation(response=self._say(show, add), shown=show, add=add,
-                        metadata={"query": parts[:1], "scorer_parts": len(parts)})
+        return Selection(playlist, show, [i for i in show if i in pending],
+                         [i for i in show if i not in pending and i not in shown_before])
 
     def _adds(self, playlist: Sequence[str], wanted: Sequence[str]) -> list[str]:
         if self.max_per_artist is None:

@@ -17,16 +17,23 @@ playlist, and adds one thing the theme wants that it has not said yet, in its ow
 grows (the target-free seeker then names what its taste likes). It declares the playlist complete (`accept`) once the playlist holds as many
 tracks as it wants and it removed nothing this turn. What it said is kept in its turns'
 metadata (`stated`), so it needs no memory of its own and replays exactly.
+
+With a model (`llm@seeker.llm=...`) the listener's reply is the model's
+(`playlist_seeker`: it reads its brief in words, the numbered tracks shown and the
+playlist, and answers with numbers); the rule-based reply is its offline fallback.
+Numbers outside the lists are dropped and noted in the turn's `ignored`.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import partial
 from dataclasses import dataclass
 from typing import Any
 
 from agents.base import GraphAgent, agent_from_function
+from agents.steps.playlist import PlaylistSeekerStep, SeekerInput, SeekerMove, brief_text
 from agents.steps.value_lexicon import Feature, ValueLexicon
 from environments.base import ItemCard, SeekerReply
 from environments.catalog import Catalog
@@ -57,6 +64,33 @@ class SetSeeker:
 
     def __init__(self, lexicon: ValueLexicon, words: dict[str, dict[str, list[str]]], min_share: float = 0.5):
         self.lexicon, self.words, self.min_share = lexicon, words, min_share
+
+    async def respond_with(self, step: PlaylistSeekerStep, observation: Any) -> SeekerReply:
+        """The model's reply, with the rule-based one as its fallback."""
+        rule = self.respond(observation)
+        shown, playlist = list(observation.shown), list(observation.item_set)
+        number = {card.id: n for n, card in enumerate(shown, 1)}
+        in_set = {card.id: n for n, card in enumerate(playlist, 1)}
+        fallback = SeekerMove(text=rule.text, like=[number[i] for i, k in rule.feedback.items() if k == "like"],
+                              dislike=[number[i] for i, k in rule.feedback.items() if k == "dislike"],
+                              remove=[in_set[i] for i in rule.remove], done=rule.accept)
+        move = await step.run(SeekerInput(brief_text(observation.profile), observation.dialogue, playlist, shown,
+                                          observation.profile.size, fallback))
+        if move is fallback:
+            return rule
+        ignored: list[int] = []
+        feedback = {}
+        for kind, numbers in (("like", move.like), ("dislike", move.dislike)):
+            for n in numbers:
+                if 1 <= n <= len(shown):
+                    feedback[shown[n - 1].id] = kind
+                else:
+                    ignored.append(n)
+        remove = [playlist[n - 1].id for n in move.remove if 1 <= n <= len(playlist)]
+        ignored += [n for n in move.remove if not 1 <= n <= len(playlist)]
+        metadata: dict[str, Any] = {"stated": [], **({"ignored": ignored} if ignored else {})}
+        return SeekerReply(text=move.text, feedback=feedback, remove=remove, accept=move.done and not remove,
+                           metadata=metadata)
 
     def judge(self, card: ItemCard, brief: Any) -> Verdict:
         """Theme values: a shown value of a wanted aspect fits or contradicts. Taste (target-
@@ -177,6 +211,9 @@ def lexicon_for(catalog: Catalog) -> tuple[ValueLexicon, dict[str, dict[str, lis
 
 def build(catalog: Catalog, llm: Any | None = None, *, min_share: float = 0.5) -> GraphAgent[None]:
     """Hydra factory for `seeker=set_seeker` and `seeker=set_seeker_free` (which one is the
-    environment's `disclose`; offline: `llm` is accepted and unused)."""
-    lexicon, words = lexicon_for(catalog)
-    return agent_from_function(Role.seeker.value, SetSeeker(lexicon, words, min_share).respond)
+    environment's `disclose`)."""
+    seeker = SetSeeker(*lexicon_for(catalog), min_share)
+    if llm is None:
+        return agent_from_function(Role.seeker.value, seeker.respond)
+    step = PlaylistSeekerStep(llm, Role.seeker.value)
+    return agent_from_function(Role.seeker.value, partial(seeker.respond_with, step))

@@ -1,0 +1,171 @@
+"""Language steps of playlist curation: the curator's search query and picks, the seeker's reply.
+
+Each has an offline twin that is exactly what the offline agents do (the CPCD query, the
+top new tracks, the rule-based set seeker's reply), so a failed LLM answer falls back to
+the behaviour the offline sweep measures, never to an empty move.
+
+The LLM sees tracks as numbered lines and answers with numbers (seeker) or names
+(curator, as CPCD's systems name tracks); turning those back into catalog ids, and
+refusing a name that matches no shown track, is the agents' job (`link_tracks`), so the
+refusal is logged rather than hidden in a parser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from agents.steps.base import LanguageStep
+from environments.base import ItemCard
+from environments.models import Turn
+
+
+class SearchQuery(BaseModel):
+    query: str = Field(description="What to search the music catalog for.")
+
+
+class Picks(BaseModel):
+    add: list[str] = Field(default_factory=list, description="Tracks to add, as named in the list shown.")
+    response: str = Field(description="What the curator says to the listener.")
+
+
+class SeekerMove(BaseModel):
+    text: str = Field(description="What the listener says.")
+    like: list[int] = Field(default_factory=list, description="Numbers of shown tracks it likes.")
+    dislike: list[int] = Field(default_factory=list, description="Numbers of shown tracks it dislikes.")
+    remove: list[int] = Field(default_factory=list, description="Numbers of playlist tracks to take off.")
+    done: bool = Field(default=False, description="Whether the playlist is complete.")
+
+
+def dialogue_text(turns: Sequence[Turn]) -> str:
+    return "\n".join(f"{'listener' if t.role == 'seeker' else 'curator'}: {t.text}" for t in turns)
+
+
+def numbered(cards: Sequence[ItemCard]) -> str:
+    """'1. Title by Artist (genre: rock; mood: upbeat) description' per card; 'none' if empty."""
+    if not cards:
+        return "none"
+    lines = []
+    for position, card in enumerate(cards, 1):
+        artist = card.attributes.get("artist")
+        artist = ", ".join(artist) if isinstance(artist, list) else artist
+        values = "; ".join(f"{key}: {', '.join(v) if isinstance(v, list) else v}"
+                           for key, v in card.attributes.items() if key not in ("artist", "album") and v)
+        line = f"{position}. {card.title}" + (f" by {artist}" if artist else "")
+        lines.append(line + (f" ({values})" if values else "") + (f" {card.description}" if card.description else ""))
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchInput:
+    dialogue: Sequence[Turn]
+    playlist: Sequence[ItemCard]
+    fallback: str  # the CPCD query the offline curator would use
+
+
+class PlaylistSearchStep(LanguageStep[SearchInput, SearchQuery]):
+    name = "playlist_search"
+    prompt_name = "playlist_search"
+    output_model = SearchQuery
+
+    def offline(self, inputs: SearchInput) -> SearchQuery:
+        return SearchQuery(query=inputs.fallback)
+
+    def prompt_variables(self, inputs: SearchInput) -> dict[str, object]:
+        return {"dialogue": dialogue_text(inputs.dialogue), "playlist": numbered(inputs.playlist)}
+
+    def accept(self, output: SearchQuery, inputs: SearchInput) -> SearchQuery:
+        return output if output.query.strip() else self.offline(inputs)
+
+
+@dataclass(frozen=True, slots=True)
+class PickInput:
+    dialogue: Sequence[Turn]
+    playlist: Sequence[ItemCard]
+    shown: Sequence[ItemCard]
+    count: int  # at most this many new tracks
+    fallback: Picks  # the offline curator's move
+
+
+class PlaylistPickStep(LanguageStep[PickInput, Picks]):
+    name = "playlist_pick"
+    prompt_name = "playlist_pick"
+    output_model = Picks
+
+    def offline(self, inputs: PickInput) -> Picks:
+        return inputs.fallback
+
+    def prompt_variables(self, inputs: PickInput) -> dict[str, object]:
+        return {"dialogue": dialogue_text(inputs.dialogue), "playlist": numbered(inputs.playlist),
+                "shown": numbered(inputs.shown), "count": inputs.count}
+
+
+@dataclass(frozen=True, slots=True)
+class SeekerInput:
+    brief: str  # what the listener wants, in words (`brief_text`)
+    dialogue: Sequence[Turn]
+    playlist: Sequence[ItemCard]
+    shown: Sequence[ItemCard]
+    size: int
+    fallback: SeekerMove  # the rule-based seeker's move
+
+
+class PlaylistSeekerStep(LanguageStep[SeekerInput, SeekerMove]):
+    name = "playlist_seeker"
+    prompt_name = "playlist_seeker"
+    output_model = SeekerMove
+
+    def offline(self, inputs: SeekerInput) -> SeekerMove:
+        return inputs.fallback
+
+    def prompt_variables(self, inputs: SeekerInput) -> dict[str, object]:
+        return {"brief": inputs.brief, "dialogue": dialogue_text(inputs.dialogue),
+                "playlist": numbered(inputs.playlist), "shown": numbered(inputs.shown), "count": inputs.size}
+
+    def accept(self, output: SeekerMove, inputs: SeekerInput) -> SeekerMove:
+        return output if output.text.strip() else self.offline(inputs)
+
+
+def brief_text(brief: object) -> str:
+    """A `ThemeBrief` as the listener would hold it in mind: what it asked for, how the songs
+    it has in mind tend to be (target-biased), what it likes and dislikes in general."""
+    values = getattr(brief, "values", {})
+    taste = getattr(brief, "taste", {})
+    lines = [f"You asked: {getattr(brief, 'request', '')}"]
+    for aspect, shares in values.items():
+        lines.append(f"{aspect}: " + ", ".join(f"{value} ({share:.0%} of the songs you have in mind)"
+                                                 for value, share in shares.items()))
+    likes = [value for values_ in taste.values() for value, weight in values_.items() if weight > 0]
+    dislikes = [value for values_ in taste.values() for value, weight in values_.items() if weight < 0]
+    if likes:
+        lines.append("In general you like: " + ", ".join(likes))
+    if dislikes:
+        lines.append("In general you dislike: " + ", ".join(dislikes))
+    return "\n".join(lines)
+
+
+def link_tracks(names: Sequence[str], shown: Sequence[ItemCard]) -> tuple[list[str], list[str]]:
+    """Shown track ids for `names` (a title, 'Title by Artist', or a list number) and the
+    names that match no shown track. A title shared by several shown tracks needs its artist."""
+    linked, unknown = [], []
+    for name in names:
+        text = name.strip().strip("'\"").strip()
+        if text.rstrip(".").isdigit() and 1 <= int(text.rstrip(".")) <= len(shown):
+            linked.append(shown[int(text.rstrip(".")) - 1].id)
+            continue
+        title, _, artist = text.partition(" by ")
+        matches = [card for card in shown if card.title.lower() == title.strip().lower()]
+        if artist and len(matches) > 1:
+            matches = [card for card in matches if artist.strip().lower() in _artist(card).lower()]
+        if len(matches) == 1:
+            linked.append(matches[0].id)
+        else:
+            unknown.append(name)
+    return list(dict.fromkeys(linked)), unknown
+
+
+def _artist(card: ItemCard) -> str:
+    artist = card.attributes.get("artist")
+    return ", ".join(artist) if isinstance(artist, list) else str(artist or "")
