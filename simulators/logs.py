@@ -172,3 +172,82 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
 
 def read_episodes(path: Path) -> tuple[list[Episode], list[LogProblem]]:
     return read_records(path, Episode)
+
+
+@dataclass(frozen=True, slots=True)
+class _Where:
+    id: str
+    index: int
+    offset: int
+    line: int
+    termination: str | None
+
+
+class LoggedEpisodes:
+    """One config's finished episodes in a run log, read lazily: memory stays flat in the
+    number of episodes (a 10,000-episode run need not hold 10,000 transcripts to be scored).
+
+    Opening it scans the log once with plain JSON (no validation) and keeps, per episode id
+    under `config_hash`, where its latest line is; iterating reads and validates those lines
+    one at a time, in episode-index order (the order results and bootstrap resamples use),
+    and can be repeated. Unreadable lines are in `problems` (a line that is JSON but not a
+    valid episode is found, and reported, when iterated). `wanted` limits it to those ids.
+    """
+
+    def __init__(self, path: Path, config_hash: str, wanted: set[str] | None = None):
+        self.path = Path(path)
+        self.problems: list[LogProblem] = []
+        self._reported: set[int] = set()
+        latest: dict[str, _Where] = {}
+        if self.path.exists():
+            with self.path.open("rb") as handle:
+                offset = 0
+                for line_no, raw in enumerate(handle, start=1):
+                    start, offset = offset, offset + len(raw)
+                    if not raw.strip():
+                        continue
+                    try:
+                        data = json.loads(raw)
+                    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+                        self.problems.append(LogProblem(self.path, line_no, f"not valid JSON ({reason}); cut or "
+                                                                             "corrupted line"))
+                        continue
+                    data, problem = upgrade_episode(data)
+                    if problem:
+                        self.problems.append(LogProblem(self.path, line_no, problem))
+                        continue
+                    episode_id = data.get("id")
+                    if data.get("config_hash") != config_hash or not isinstance(episode_id, str) or \
+                            (wanted is not None and episode_id not in wanted):
+                        continue
+                    index = data.get("index") if isinstance(data.get("index"), int) else 0
+                    latest[episode_id] = _Where(episode_id, index, start, line_no, data.get("termination"))
+        self._where = sorted(latest.values(), key=lambda w: (w.index, w.offset))
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def count(self, termination: str) -> int:
+        """Episodes that ended with `termination` (from the scan: no re-read)."""
+        return sum(1 for w in self._where if w.termination == termination)
+
+    def ids_except(self, termination: str) -> frozenset[str]:
+        """Ids of episodes that did not end with `termination` (a budget-ended one runs again)."""
+        return frozenset(w.id for w in self._where if w.termination != termination)
+
+    def __iter__(self) -> Iterator[Episode]:
+        if not self._where:
+            return
+        with self.path.open("rb") as handle:
+            for where in self._where:
+                handle.seek(where.offset)
+                data, _ = upgrade_episode(json.loads(handle.readline()))
+                try:
+                    yield Episode.model_validate(data)
+                except ValidationError as exc:
+                    if where.line not in self._reported:
+                        self._reported.add(where.line)
+                        first = exc.errors()[0]
+                        self.problems.append(LogProblem(self.path, where.line,
+                                                        f"field '{'.'.join(map(str, first['loc']))}': {first['msg']}"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,22 +22,28 @@ from agents.llm.recording import LLMCallRecord, recording
 from environments.models import Episode, TerminationReason
 from simulators.episode import EpisodeOutcome, episode_id, run_episode
 from simulators.logs import (
-    BUILD_CALLS_ID, EPISODES_FILE, LLM_CALLS_FILE, TIMINGS_FILE, JsonlAppender, LogProblem, read_episodes,
+    BUILD_CALLS_ID, EPISODES_FILE, LLM_CALLS_FILE, TIMINGS_FILE, JsonlAppender, LoggedEpisodes, LogProblem,
 )
 
 
 @dataclass
 class RunSummary:
-    episodes: list[Episode]
+    """What a run did. `episodes` is read lazily from the log (`LoggedEpisodes`): iterate it,
+    as often as needed, one episode in memory at a time."""
+
+    episodes: LoggedEpisodes
     ran: int
     skipped: int
-    problems: list[LogProblem] = field(default_factory=list)
     not_started: int = 0
     usage: dict[str, Any] | None = None
 
     @property
+    def problems(self) -> list[LogProblem]:
+        return self.episodes.problems
+
+    @property
     def errors(self) -> int:
-        return sum(1 for e in self.episodes if e.termination is TerminationReason.error)
+        return self.episodes.count(TerminationReason.error.value)
 
 
 class RunLogs:
@@ -62,11 +68,9 @@ class RunLogs:
         self.episodes.append(episode)  # last: its presence marks the episode finished
 
 
-def logged_episodes(run_dir: Path, config_hash: str) -> tuple[list[Episode], list[LogProblem]]:
+def logged_episodes(run_dir: Path, config_hash: str, wanted: set[str] | None = None) -> LoggedEpisodes:
     """This config's logged episodes, the latest line per id (a resumed run may re-log one)."""
-    episodes, problems = read_episodes(Path(run_dir) / EPISODES_FILE)
-    mine = {e.id: e for e in episodes if e.config_hash == config_hash}
-    return sorted(mine.values(), key=lambda e: e.index), problems
+    return LoggedEpisodes(Path(run_dir) / EPISODES_FILE, config_hash, wanted)
 
 
 def build_agents_recorded(config: Any, setup: Any, *, run_dir: Path, budget: RunBudget | None,
@@ -99,17 +103,15 @@ def build_agents_recorded(config: Any, setup: Any, *, run_dir: Path, budget: Run
 
 def _todo(run_dir: Path, config_hash: str, episodes: int, seed: int) -> list[int]:
     """Indices not yet finished under this config (budget-ended ones count as unfinished)."""
-    done, _ = logged_episodes(run_dir, config_hash)
-    done_ids = {e.id for e in done if e.termination is not TerminationReason.budget}
+    done_ids = logged_episodes(run_dir, config_hash).ids_except(TerminationReason.budget.value)
     return [i for i in range(episodes) if episode_id(seed, i) not in done_ids]
 
 
 def _summary(run_dir: Path, config_hash: str, episodes: int, seed: int, ran: int, not_started: int,
              budget: RunBudget | None) -> RunSummary:
-    finished, problems = logged_episodes(run_dir, config_hash)
-    wanted = {episode_id(seed, i) for i in range(episodes)}
-    return RunSummary([e for e in finished if e.id in wanted], ran - not_started, episodes - ran,
-                      problems, not_started, budget.usage() if budget is not None else None)
+    finished = logged_episodes(run_dir, config_hash, {episode_id(seed, i) for i in range(episodes)})
+    return RunSummary(finished, ran - not_started, episodes - ran, not_started,
+                      budget.usage() if budget is not None else None)
 
 
 async def run_episodes(setup: Any, agents: dict[str, Any], *, episodes: int, max_turns: int, seed: int,

@@ -44,8 +44,7 @@ def usage_frame(episodes: Iterable[Episode], *, seed: int = 0, n_resamples: int 
 
     Every logged episode counts, crashed ones too: their calls were made and paid for.
     """
-    episodes = list(episodes)
-    per_episode = [episode_usage(e) for e in episodes]
+    per_episode = [episode_usage(e) for e in episodes]  # numbers only: the episodes may be streamed
     rows = []
     for name in USAGE_METRICS:
         values = np.asarray([u[name] for u in per_episode], dtype=float)

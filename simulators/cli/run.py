@@ -125,7 +125,7 @@ def interrupted_summary(cfg: Any) -> str:
     from simulators.runner import logged_episodes
 
     run_dir = Path(HydraConfig.get().runtime.output_dir)
-    done, _ = logged_episodes(run_dir, config_hash(cfg))
+    done = logged_episodes(run_dir, config_hash(cfg))
     return (f"{len(done)} of {cfg.get('episodes')} episodes are finished and logged in {run_dir}; "
             f"run the same command with hydra.run.dir={run_dir} to finish the rest")
 
@@ -179,12 +179,12 @@ def _run(cfg: Any) -> Any:
     usage = summary.usage or {}
     (run_dir / "llm_usage.json").write_text(json.dumps(usage, indent=2) + "\n", encoding="utf-8")
     console = table_console()
-    for problem in summary.problems:
-        console.print(f"[yellow]skipped log line[/] {problem}", markup=True, highlight=False)
-    frame = results_frame(summary.episodes, keys.max_turns, metrics, seed=keys.seed)
+    frame = results_frame(summary.episodes, keys.max_turns, metrics, seed=keys.seed)  # streamed from the log
     write_results_csv(frame, run_dir / "results.csv")
     usage_table = usage_frame(summary.episodes, seed=keys.seed)
     write_usage_csv(usage_table, run_dir / "usage.csv")
+    for problem in summary.problems:  # after reading: a line that is JSON but no episode is found then
+        console.print(f"[yellow]skipped log line[/] {problem}", markup=True, highlight=False)
     name = HydraConfig.get().job.override_dirname or "run"
     headline = headline_metrics([m.name for m in metrics])
     plot_metrics_vs_turn({name: frame}, run_dir / "metrics.png", metrics=headline)
@@ -193,7 +193,7 @@ def _run(cfg: Any) -> Any:
         note += (f"; LLM {usage['calls']} calls, {usage['input_tokens']}+{usage['output_tokens']} tokens, "
                  f"${usage['cost_usd']:.4f}" + (f" ({usage['unpriced_calls']} unpriced)" if usage["unpriced_calls"] else ""))
     if summary.not_started or usage.get("exhausted"):
-        ended = sum(1 for e in summary.episodes if e.termination.value == "budget")
+        ended = summary.episodes.count("budget")
         note += f"; BUDGET EXHAUSTED: {ended} episodes ended on it, {summary.not_started} not started"
     if HydraConfig.get().mode == RunMode.MULTIRUN:  # the sweep's comparison table follows at the end
         final = frame[(frame.turn == keys.max_turns) & (frame.metric == headline[0])]

@@ -44,7 +44,7 @@ def test_spent_budget_ends_the_running_episode_and_starts_no_new_one(tiny_catalo
         assert budget.exhausted
     endings = [e.termination for e in summary.episodes]
     assert endings == [TerminationReason.max_turns, TerminationReason.budget]
-    assert summary.not_started == 2 and "budget exhausted" in summary.episodes[1].error
+    assert summary.not_started == 2 and "budget exhausted" in list(summary.episodes)[1].error
     assert stub.count - requests_before == budget.calls  # nothing was sent once the budget was spent
     assert summary.usage["exhausted"] and summary.usage["input_tokens"] == budget.input_tokens
     logged = sum((c.input_tokens or 0) + (c.output_tokens or 0) for e in summary.episodes for c in e.llm_calls)
