@@ -31,6 +31,7 @@ from agents.base import GraphAgent, agent_from_function
 from agents.recommenders.playlist_query import DENSE_SEPARATOR, LEXICAL_SEPARATOR, query_parts
 from environments.base import Curation
 from environments.catalog import Catalog
+from environments.catalog.stats import play_counts
 from environments.datasets.cpcd import track_text
 from environments.errors import CrsimError
 from environments.models import Item, Role
@@ -45,16 +46,6 @@ def card_text(item: Item) -> str:
     values = [v for key, value in item.attributes.items() if key not in ("artist", "album")
               for v in ([value] if isinstance(value, str) else value)]
     return " ".join(part for part in (track_text(item) + ".", " ".join(values), item.description) if part.strip())
-
-
-def play_counts(catalog: Catalog) -> np.ndarray:
-    """Plays per track: the catalog's `play_count`, else summed interactions (zeros without either)."""
-    counts = np.array([float(item.extra.get("play_count") or 0) for item in catalog.items])
-    matrix = catalog.interactions() if not counts.any() and catalog.has_interactions else None
-    if matrix is not None:
-        sums = np.asarray(matrix.matrix.sum(axis=0)).ravel()
-        counts = np.array([sums[matrix.item_index[i]] if i in matrix.item_index else 0.0 for i in catalog.item_ids])
-    return counts
 
 
 def document_text(document: str) -> Callable[[Item], str]:

@@ -7,12 +7,21 @@ attribute combination alone singles out (on the first world 2,997 of 3,000 resta
 had a unique combination: five answers named the target). Aspects per review are counted
 with the catalog's own mined aspect vocabulary (`environments.search.aspects`), so the
 same measure applies to a world and to a review-only import.
+
+A music catalog (the music world, domain "music", or a CPCD import, domain "track") has no
+reviews to measure; what makes a playlist task easy or hard there is how tracks group
+(tracks per artist and per album: "more by them" needs an artist with more than one track),
+how concentrated listening is (a popularity curator wins when a few tracks hold most plays)
+and how large the goal playlists are. `MusicStats` measures those, with the same reading of
+play counts the popularity curator uses (`play_counts`).
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -35,6 +44,29 @@ class Distribution(BaseModel):
         return cls(mean=round(float(array.mean()), 3), median=float(median), p10=float(p10), p90=float(p90))
 
 
+MUSIC_DOMAINS = ("music", "track")  # the music world's domain; CPCD imports say "track"
+TOP_SHARE = 0.1  # play skew: share of all plays held by the most played 10% of tracks
+
+PlaySource = Literal["play_count", "interactions"]
+
+
+class MusicStats(BaseModel):
+    """How a music catalog's tracks group, how skewed its plays are, and its goal playlists' sizes."""
+
+    artists: int
+    albums: int
+    tracks_per_artist: Distribution = Field(description="A track counts for each artist it credits.")
+    tracks_per_album: Distribution = Field(description="Tracks with an album; an album is one artist's.")
+    play_source: PlaySource | None = Field(default=None, description=(
+        "Where plays were read: items' extra.play_count, else summed interactions (CPCD: likes); None if neither."))
+    top_play_share: float | None = Field(default=None, description=(
+        f"Share of all plays held by the most played {TOP_SHARE:.0%} of tracks."))
+    play_gini: float | None = Field(default=None, description="Gini coefficient of plays over all tracks.")
+    goal_playlists: int = 0
+    goal_playlist_size: Distribution | None = Field(default=None, description=(
+        "Tracks per goal playlist, as the playlist protocol loads them (world themes or conversations)."))
+
+
 class CatalogStats(BaseModel):
     items: int
     reviews: int
@@ -46,6 +78,7 @@ class CatalogStats(BaseModel):
     aspects_per_review: Distribution | None = Field(default=None, description="Mined aspects named per review.")
     attributes_per_item: Distribution
     unique_attribute_combinations: float = Field(description="Share of items no other item shares all attributes with.")
+    music: MusicStats | None = Field(default=None, description="Only for music catalogs (see `MUSIC_DOMAINS`).")
 
 
 def catalog_statistics(catalog: Catalog, aspect_terms: dict[str, str] | None = None) -> CatalogStats:
@@ -74,7 +107,87 @@ def catalog_statistics(catalog: Catalog, aspect_terms: dict[str, str] | None = N
         attributes_per_item=Distribution.of([sum(1 for v in item.attributes.values() if v)
                                              for item in catalog.items]),
         unique_attribute_combinations=round(unique / max(1, len(catalog.items)), 4),
+        music=music_statistics(catalog) if catalog.manifest.domain in MUSIC_DOMAINS else None,
     )
+
+
+def play_counts_and_source(catalog: Catalog) -> tuple[np.ndarray, PlaySource | None]:
+    """Plays per track (catalog order) and where they were read: the items' `play_count`
+    (the music world shows it), else summed interactions (a CPCD import has only likes);
+    zeros and None without either."""
+    counts = np.array([float(item.extra.get("play_count") or 0) for item in catalog.items])
+    if counts.any():
+        return counts, "play_count"
+    matrix = catalog.interactions() if catalog.has_interactions else None
+    if matrix is None:
+        return counts, None
+    sums = np.asarray(matrix.matrix.sum(axis=0)).ravel()
+    counts = np.array([sums[matrix.item_index[i]] if i in matrix.item_index else 0.0 for i in catalog.item_ids])
+    return counts, "interactions"
+
+
+def play_counts(catalog: Catalog) -> np.ndarray:
+    """Plays per track: the catalog's `play_count`, else summed interactions (zeros without either)."""
+    return play_counts_and_source(catalog)[0]
+
+
+def top_share(counts: np.ndarray, share: float = TOP_SHARE) -> float:
+    """Share of the total held by the largest `share` of values (at least one value)."""
+    total = float(counts.sum())
+    if not len(counts) or total <= 0:
+        return 0.0
+    top = max(1, math.ceil(share * len(counts)))
+    return float(np.sort(counts)[::-1][:top].sum()) / total
+
+
+def gini(counts: np.ndarray) -> float:
+    """Gini coefficient: 0 when every value is equal, towards 1 when one holds everything."""
+    total = float(counts.sum())
+    if not len(counts) or total <= 0:
+        return 0.0
+    ordered = np.sort(np.asarray(counts, dtype=float))
+    n = len(ordered)
+    ranks = np.arange(1, n + 1)
+    return float((2.0 * (ranks * ordered).sum()) / (n * total) - (n + 1.0) / n)
+
+
+def music_statistics(catalog: Catalog) -> MusicStats:
+    """`MusicStats` of a music catalog; goal playlists need it loaded from a directory
+    (world themes live under `truth/`, conversations in `dialogues.jsonl`)."""
+    from environments.errors import CrsimError
+    from environments.playlist_goals import load_goals
+
+    per_artist: Counter[str] = Counter()
+    per_album: Counter[tuple[str, ...]] = Counter()
+    for item in catalog.items:
+        artists = _values(item.attributes.get("artist"))
+        per_artist.update(dict.fromkeys(artists, 1))
+        album = item.attributes.get("album")
+        if isinstance(album, str) and album.strip():
+            # Album titles repeat across artists ("Greatest Hits"): the world's album id, else title + lead artist.
+            album_id = item.extra.get("album_id")
+            per_album[(str(album_id),) if album_id else (album.strip(), artists[0] if artists else "")] += 1
+    counts, source = play_counts_and_source(catalog)
+    try:
+        goals = load_goals(catalog) if catalog.path is not None else []
+    except CrsimError:  # no themes and no conversations with goal sets
+        goals = []
+    return MusicStats(
+        artists=len(per_artist), albums=len(per_album),
+        tracks_per_artist=Distribution.of(list(per_artist.values())),
+        tracks_per_album=Distribution.of(list(per_album.values())),
+        play_source=source,
+        top_play_share=round(top_share(counts), 4) if source else None,
+        play_gini=round(gini(counts), 4) if source else None,
+        goal_playlists=len(goals),
+        goal_playlist_size=Distribution.of([len(goal.items) for goal in goals]) if goals else None,
+    )
+
+
+def _values(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    return [str(v) for v in value if str(v).strip()] if isinstance(value, (list, tuple)) else []
 
 
 def _signature(attributes: dict) -> str:
@@ -88,7 +201,27 @@ def format_statistics(stats: CatalogStats) -> list[str]:
                  "aspects_per_review", "attributes_per_item"):
         dist = getattr(stats, name)
         if dist is not None:
-            lines.append(f"  {name.replace('_', ' '):<22} mean {dist.mean:>7.2f}   median {dist.median:>6.1f}"
-                         f"   p10 {dist.p10:>6.1f}   p90 {dist.p90:>6.1f}")
+            lines.append(_distribution_line(name, dist))
     lines.append(f"  unique attribute combinations: {stats.unique_attribute_combinations:.1%} of items")
+    if stats.music is not None:
+        lines += _format_music(stats.music)
     return lines
+
+
+def _format_music(music: MusicStats) -> list[str]:
+    lines = [f"music: artists {music.artists:,}, albums {music.albums:,}, goal playlists {music.goal_playlists:,}"]
+    for name in ("tracks_per_artist", "tracks_per_album", "goal_playlist_size"):
+        dist = getattr(music, name)
+        if dist is not None:
+            lines.append(_distribution_line(name, dist))
+    if music.play_source is None:
+        lines.append("  plays: none (no play_count and no interactions)")
+    else:
+        lines.append(f"  plays (from {music.play_source}): top {TOP_SHARE:.0%} of tracks hold "
+                     f"{music.top_play_share:.1%}, Gini {music.play_gini:.3f}")
+    return lines
+
+
+def _distribution_line(name: str, dist: Distribution) -> str:
+    return (f"  {name.replace('_', ' '):<22} mean {dist.mean:>7.2f}   median {dist.median:>6.1f}"
+            f"   p10 {dist.p10:>6.1f}   p90 {dist.p90:>6.1f}")

@@ -6,6 +6,7 @@ import json
 
 import pandas as pd
 
+from cpcd_samples import dialog, track, turn, write_jsonl
 from crsim_testing import crsim
 from environments.datasets.samples import write_amazon2018, write_yelp
 
@@ -97,3 +98,28 @@ def test_imported_redial_dialogues_replay(tmp_path):
     rendered = crsim("replay", str(catalog / "dialogues.jsonl"), "--render", "--catalog", str(catalog))
     assert rendered.returncode == 0, rendered.stderr
     assert "Then try The Matrix (1999)" in rendered.stdout and "redial-20001" in rendered.stdout
+
+
+def test_info_stats_on_an_imported_cpcd_catalog_prints_music_statistics(tmp_path):
+    tracks = write_jsonl(tmp_path / "cpcd_v1.tracks.jsonl", [
+        track("a1", "Alpha", ["Ann"], "First", "cA"), track("a2", "Alpha (Live)", ["Ann"], "Live", "cA"),
+        track("b", "Bee", ["Bo"], "Mix", "cb"), track("c", "Sea", ["Bo"], "Mix", "cc"),
+        track("d", "Dee", ["Bo", "Ann"], "Mix", "cd"), track("e", "Eee", ["Cy"], "Mix", "ce")])
+    dialogs = write_jsonl(tmp_path / "cpcd_v1.dialogs.dev.jsonl", [
+        dialog("d1", [turn("alpha and bee", ["a1", "b"]), turn("more", ["c"])], ["a1", "b", "c"]),
+        dialog("d2", [turn("bo please", ["b", "d"])], ["b", "d"]),
+        dialog("d3", [turn("just bee", ["b"])], ["b"])])  # one goal track: not a playlist goal
+    out = tmp_path / "cat"
+    imported = crsim("data", "import", "cpcd", str(dialogs), "--tracks", str(tracks), "--out", str(out))
+    assert imported.returncode == 0, imported.stderr
+    info = crsim("data", "info", str(out), "--stats")
+    assert info.returncode == 0, info.stderr
+    lines = info.stdout.splitlines()
+    # artists Ann (a1 a2 d), Bo (b c d), Cy (e); albums First, Live, Bo's Mix (b c d), Cy's Mix (e)
+    assert "music: artists 3, albums 4, goal playlists 2" in lines
+    assert [line.split()[4:7:2] for line in lines if line.startswith(("  tracks per", "  goal playlist size"))] == [
+        ["2.33", "3.0"], ["1.50", "1.0"], ["2.50", "2.5"]]  # (mean, median) per distribution
+    # likes per track 1 0 3 1 1 0: the top track (b) holds 3 of 6; Gini 2 * 30 / 36 - 7 / 6
+    assert "  plays (from interactions): top 10% of tracks hold 50.0%, Gini 0.500" in lines
+    music = json.loads(crsim("data", "info", str(out), "--stats", "--json").stdout)["stats"]["music"]
+    assert music["goal_playlist_size"]["p90"] == 2.9 and music["play_source"] == "interactions"
