@@ -10,6 +10,7 @@ finished, it runs again, and the log holds no unreadable line.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -19,6 +20,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from environments.errors import CrsimError
 from environments.models import EPISODE_SCHEMA_VERSION, Episode
 
 M = TypeVar("M", bound=BaseModel)
@@ -28,6 +30,10 @@ TIMINGS_FILE = "timings.jsonl"
 LLM_CALLS_FILE = "llm_calls.jsonl"
 BUILD_CALLS_ID = "build"
 """`episode_id` of the LLM calls agents made while being built, before any episode."""
+
+
+class LogWriteError(CrsimError):
+    """A log line could not be written (disk full, quota, file size limit)."""
 
 
 class JsonlAppender:
@@ -56,9 +62,24 @@ class JsonlAppender:
                 tail *= 2
 
     def _write(self, data: bytes) -> None:
+        """One append; a write the disk cannot take (full, quota, file size limit) is undone
+        (the file cut back to where it was, so no partial line stays) and reported as a
+        `LogWriteError`. Only one process appends to a log, so cutting back is safe."""
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(fd, data)
+            before = os.fstat(fd).st_size
+            try:
+                rest = memoryview(data)
+                while rest:  # a short write (the disk took part of the line) is continued
+                    written = os.write(fd, rest)
+                    if not written:
+                        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                    rest = rest[written:]
+            except OSError as exc:
+                os.ftruncate(fd, before)
+                raise LogWriteError(f"cannot write {self.path} ({exc.strerror}): the record was not logged and "
+                                   "everything logged before is intact; free space and run the same command again "
+                                   "to finish the rest") from exc
         finally:
             os.close(fd)
 

@@ -25,9 +25,16 @@ import os
 import signal
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from environments.errors import CrsimError
 from simulators.episode import EpisodeOutcome
+
+
+class WorkerDied(CrsimError):
+    """A worker process ended without finishing its episodes (killed, out of memory, crashed
+    in native code). Episodes finished before are logged; the run stops with this line."""
 
 SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                  "TOKENIZERS_PARALLELISM": "false"}
@@ -62,6 +69,10 @@ def run_in_processes(config: dict[str, Any], indices: Iterable[int], *, workers:
     so an interrupt leaves little work thrown away and memory stays flat."""
     pending = list(indices)
     pending.reverse()
+    # A killed worker leaves its queue's semaphores to multiprocessing's resource tracker,
+    # which cleans them up and warns on stderr at exit; the run has reported the death in
+    # its own line by then. The tracker inherits this environment when it starts.
+    os.environ.setdefault("PYTHONWARNINGS", "ignore:resource_tracker:UserWarning")
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
                              initargs=(config, max_turns, seed, config_hash)) as pool:
@@ -71,8 +82,13 @@ def run_in_processes(config: dict[str, Any], indices: Iterable[int], *, workers:
                 while pending and len(in_flight) < 2 * workers:
                     in_flight.add(pool.submit(_run_one, pending.pop()))
                 done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                for future in done:
+                for future in sorted(done, key=lambda f: f.exception() is not None):  # finished ones first
                     on_outcome(future.result())
+        except BrokenProcessPool as exc:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise WorkerDied("a worker process died (killed, out of memory, or crashed outside Python); every "
+                             "episode finished before is logged, none twice: run the same command again to "
+                             "finish the rest") from exc
         except BaseException:
             for future in in_flight:
                 future.cancel()

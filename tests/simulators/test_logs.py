@@ -64,3 +64,31 @@ def test_unknown_versions_and_cut_lines_are_reported_by_line_and_the_rest_is_use
     assert "schema_version" in by_line[4]
     assert "field 'termination'" in by_line[5]
     assert all(str(log) in str(p) for p in problems)
+
+
+def test_a_write_the_disk_cannot_take_is_undone_and_reported(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    import pytest
+
+    from simulators.logs import JsonlAppender, LogWriteError
+
+    log = tmp_path / "episodes.jsonl"
+    appender = JsonlAppender(log)
+    appender.append({"id": "e0"})
+    real_write, calls = os.write, []
+
+    def full_disk(fd, data):  # takes the first 5 bytes of the line, then the disk is full
+        calls.append(len(data))
+        if len(calls) == 1:
+            return real_write(fd, bytes(data[:5]))
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full_disk)
+    with pytest.raises(LogWriteError, match=r"episodes.jsonl \(No space left on device\).*run the same command"):
+        appender.append({"id": "e1", "text": "x" * 100})
+    monkeypatch.setattr(os, "write", real_write)
+    assert log.read_text() == '{"id": "e0"}\n'  # no partial line left behind
+    appender.append({"id": "e2"})
+    assert log.read_text().splitlines() == ['{"id": "e0"}', '{"id": "e2"}']
