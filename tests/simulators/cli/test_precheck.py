@@ -110,6 +110,13 @@ def _catalog_dirs(tmp_path, tiny_catalog_dir):
     (["recommender.question_pool=abc"], "recommender.question_pool='abc' is not valid: agents.recommenders.bm25.build "
                                         "takes a whole number for 'question_pool'"),
     (["+recommender.nosuch=1"], "recommender.nosuch=1: agents.recommenders.bm25.build has no parameter 'nosuch'"),
+    (["environment.catalog={missing}"], "environment.catalog={missing}: no such directory; give a catalog directory "
+                                        "(one holding items.jsonl; `crsim data import` makes one) or "
+                                        "environment.catalog=null for the synthetic world"),
+    (["environment.catalog={no-items}"], "{no-items}/items.jsonl: file not found: a catalog directory holds "
+                                         "items.jsonl, one JSON item per line (`crsim data import` makes one)"),
+    (["environment.catalog={empty-items}"], "{empty-items}/items.jsonl: catalog has no items: write one JSON item "
+                                            "per line, e.g. {{\"id\": \"i1\", \"title\": \"Thai Palace\"}}"),
 ])
 def test_the_cli_reports_bad_values_and_catalogs_in_one_line(overrides, expected, tmp_path, tiny_catalog_dir):
     dirs = _catalog_dirs(tmp_path, tiny_catalog_dir)
