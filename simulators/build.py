@@ -106,9 +106,10 @@ def instantiate_group(group: str, node: Any, **passed: Any) -> Any:
     it raises while building is reported the same way.
     """
     from hydra.utils import instantiate
-
     from omegaconf import OmegaConf
 
+    if node.get("_partial_"):  # the config asks for a partial itself: nothing is called here
+        return instantiate(node, **passed, _convert_="partial")
     target = str(node.get("_target_", "?"))
     unset = sorted(OmegaConf.missing_keys(node))  # full keys when `node` sits in the run's config
     if unset:
@@ -168,7 +169,7 @@ def check_arguments(group: str, target: str, func: Any, args: tuple, keywords: M
 
 def _simple_type(annotation: Any) -> list[Any] | None:
     """The plain types or Literal values `annotation` allows; None if it allows anything else."""
-    if annotation in SIMPLE_TYPES:
+    if isinstance(annotation, type) and annotation in SIMPLE_TYPES:
         return [annotation]
     if annotation is None:
         return [type(None)]
@@ -215,7 +216,8 @@ def _factory_problem(group: str, target: str, node: Any, exc: Exception) -> str 
     chain = list(causes(exc))
     text = str(exc)
     where = re.search(r"full_key: (\S+)", text)
-    key = where.group(1) if where and where.group(1).split(".")[0] == group else group
+    key = where.group(1) if where else group  # a node detached from the run's config has keys without the group
+    key = key if key.split(".")[0] == group else f"{group}.{key}"
     named = re.search(r"target '([^']+)'", text)
     factory = named.group(1) if named else target
     if text.startswith("Error locating target"):
