@@ -23,6 +23,7 @@ from environments.base import (
     SeekerObservation, SeekerReply, StepResult,
 )
 from environments.catalog import Catalog
+from environments.errors import CrsimError
 from environments.holdout import TargetSlot, draw_target_pool
 from environments.models import (
     AttributeValue, EpisodeEvaluation, Role, TerminationReason, Turn, TurnEvaluation,
@@ -125,10 +126,21 @@ def build_single_target(catalog: str | None = None, world: dict[str, Any] | None
 def load_catalog(catalog: str | None, world: dict[str, Any] | None) -> Catalog:
     """The catalog directory if given, else the synthetic world it describes (cached)."""
     if catalog:
-        return Catalog.load(Path(catalog))
+        return load_catalog_dir(catalog)
     from environments.worlds import load_world
 
     return load_world(**(world or {}))
+
+
+def load_catalog_dir(catalog: str | Path) -> Catalog:
+    """`Catalog.load` for an environment's `catalog:` key, which must name a directory."""
+    path = Path(catalog).expanduser()
+    if not path.is_dir():
+        problem = "is a file, not a directory" if path.exists() else "no such directory"
+        raise CrsimError(f"environment.catalog={catalog}: {problem}; give a catalog directory (one holding "
+                         "items.jsonl; `crsim data import` makes one) or environment.catalog=null for the "
+                         "synthetic world")
+    return Catalog.load(path)
 
 
 class SingleTargetEnvironment(Environment):

@@ -180,11 +180,16 @@ class Catalog:
         """Load and validate a catalog directory; any problem raises `CatalogError`."""
         directory = Path(directory).expanduser()
         if not directory.is_dir():
-            raise CatalogError(directory, "catalog directory not found")
+            raise CatalogError(directory, "is a file, not a catalog directory" if directory.exists()
+                               else "catalog directory not found")
+        if not (directory / ITEMS).is_file():
+            raise CatalogError(directory / ITEMS, f"file not found: a catalog directory holds {ITEMS}, one JSON "
+                               "item per line (`crsim data import` makes one)")
         manifest = load_manifest(directory)
         items = read_jsonl(directory / ITEMS, Item)
         if not items:
-            raise CatalogError(directory / ITEMS, "catalog has no items")
+            raise CatalogError(directory / ITEMS, 'catalog has no items: write one JSON item per line, e.g. '
+                               '{"id": "i1", "title": "Thai Palace"}')
         reviews = read_jsonl(directory / REVIEWS, Review) if (directory / REVIEWS).exists() else []
         users = read_jsonl(directory / USERS, UserProfile) if (directory / USERS).exists() else []
         catalog = cls(manifest, items, reviews, users, path=directory)

@@ -38,6 +38,7 @@ from environments.shopping.preference import Feature, Preference, sample_prefere
 from environments.shopping.products import ShoppingCatalog
 from environments.shopping.views import AspectHint, CustomerMove, CustomerView, SellerMove, SellerView
 from environments.shopping.world import generate_shopping_world
+from environments.single_target import load_catalog_dir
 
 CUSTOMER, SELLER = Role.customer.value, Role.seller.value
 MAX_CANDIDATES = 50
@@ -228,7 +229,7 @@ def build_shopping(domain: str = "electronics", catalog: str | Path | None = Non
                    close_within: int = 3) -> ShoppingSetup:
     """Hydra factory: a synthetic domain world, or any catalog directory (`products` import)."""
     if catalog is not None:
-        loaded = Catalog.load(Path(catalog).expanduser())
+        loaded = load_catalog_dir(catalog)
     else:
         loaded = generate_shopping_world(domain, n_products=n_products, seed=world_seed)
     return ShoppingSetup(loaded, planner=planner, preference_weights=preference_weights, close_within=close_within,

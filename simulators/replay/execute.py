@@ -41,6 +41,7 @@ def replay_episodes(setup: Any, episodes: list[Episode], agents_for: Callable[[E
         if episode_seed(run_seed, episode.index) != episode.seed:
             raise CrsimError(f"episode {episode.id}: its seed does not follow from the run seed {run_seed} and "
                              f"its index {episode.index}; it was not logged by `crsim run` and cannot be re-run")
+    check_targets(setup, episodes)
 
     async def run_all() -> list[Replayed]:
         done = []
@@ -54,6 +55,24 @@ def replay_episodes(setup: Any, episodes: list[Episode], agents_for: Callable[[E
         return done
 
     return asyncio.run(run_all())
+
+
+def check_targets(setup: Any, episodes: list[Episode]) -> None:
+    """Every logged target must be an item of the catalog the run's config builds again; if one
+    is not, that catalog has changed since the run and the episode would draw another target."""
+    catalog = getattr(setup, "catalog", None)
+    known = getattr(catalog, "item_index", None)
+    if known is None:
+        return
+    lost = [(episode, target) for episode in episodes for target in episode.targets if target not in known]
+    if lost:
+        episode, target = lost[0]
+        where = f" at {catalog.path}" if getattr(catalog, "path", None) else ""
+        affected = len({e.id for e, _ in lost})
+        raise CrsimError(f"episode {episode.id}: its target '{target}' is not in the catalog the run's config "
+                         f"builds ('{catalog.manifest.name}'{where}; {affected} of {len(episodes)} episodes have such "
+                         "targets): the catalog changed since the run; replay with the run's catalog, or leave "
+                         "those episodes out by naming others with --episode ID")
 
 
 def fresh_logs(out_dir: Path) -> RunLogs:

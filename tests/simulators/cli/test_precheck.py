@@ -35,3 +35,96 @@ def test_the_cli_exits_2_with_the_line(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         done.stderr.strip()] and done.stderr.startswith("crsim: error: In 'config': Could not find")
+
+
+# --- mistakes only the factories can see: wrong values, missing catalogs ----------------------
+
+def _compose(overrides):
+    from hydra import compose, initialize_config_dir
+
+    register_resolvers()
+    with initialize_config_dir(str(CONF_DIR), version_base="1.3", job_name="test"):
+        return compose("config", overrides=overrides)
+
+
+@pytest.mark.parametrize(("overrides", "expected"), [
+    (["recommender.question_pool=abc"],
+     "recommender.question_pool='abc' is not valid: agents.recommenders.bm25.build takes a whole number for "
+     "'question_pool', e.g. recommender.question_pool=50 (its default)"),
+    (["recommender.question_pool=null"], "recommender.question_pool=null is not valid: agents.recommenders.bm25.build"),
+    (["recommender=popularity", "recommender.review_aspects=2.5"],
+     "recommender.review_aspects=2.5 is not valid: agents.recommenders.popularity.build takes a whole number"),
+    (["+recommender.nosuch=1"],
+     "recommender.nosuch=1: agents.recommenders.bm25.build has no parameter 'nosuch' (it takes: llm, question_pool, "
+     "cache_dir, review_aspects, embedding_model); remove it or fix its spelling"),
+    (["recommender=curator_bm25", "recommender.scorer=xx"], "recommender.scorer='xx'; expected one of bm25"),
+    (["llm@recommender.llm=replay"], "recommender.llm.model has no value (??? in its config file): "
+                                     "set recommender.llm.model=VALUE"),
+    (["recommender._target_=agents.nosuch.build"],
+     "recommender._target_: cannot import 'agents.nosuch.build' (AttributeError: module 'agents' has no attribute "
+     "'nosuch'); check the name and that its package is installed"),
+])
+def test_an_agent_value_its_factory_cannot_take_is_one_line_naming_key_and_factory(overrides, expected, tiny_catalog):
+    from simulators.build import instantiate_group
+
+    cfg = _compose(overrides)
+    with pytest.raises(CrsimError) as caught:
+        instantiate_group("recommender", cfg.recommender, catalog=tiny_catalog)
+    assert str(caught.value).startswith(expected) and "\n" not in str(caught.value)
+
+
+def test_an_environment_value_its_factory_rejects_names_the_key(tiny_catalog_dir):
+    from simulators.build import build_setup
+
+    cfg = _compose([f"environment.catalog={tiny_catalog_dir}", "environment.target_sampling=weird"])
+    with pytest.raises(CrsimError) as caught:
+        build_setup(cfg.environment)
+    assert str(caught.value) == (
+        "environment: environments.single_target.build_single_target rejected its settings (ValueError: "
+        "target_sampling='weird'; expected by_reviews or uniform); check environment.target_sampling='weird'")
+
+
+def test_a_factory_bug_is_not_passed_off_as_a_config_mistake():
+    from simulators.build import instantiate_group
+
+    with pytest.raises(ZeroDivisionError):
+        instantiate_group("recommender", _compose([]).recommender, catalog=_Exploding())
+
+
+class _Exploding:
+    """A catalog whose use divides by zero: an error in the code, not in the config."""
+
+    def __getattr__(self, name):
+        return 1 / 0
+
+
+def _catalog_dirs(tmp_path, tiny_catalog_dir):
+    (tmp_path / "no-items").mkdir()
+    (tmp_path / "empty-items").mkdir()
+    (tmp_path / "empty-items" / "items.jsonl").write_text("\n", encoding="utf-8")
+    return {"tiny": tiny_catalog_dir, "no-items": tmp_path / "no-items", "empty-items": tmp_path / "empty-items",
+            "missing": tmp_path / "does" / "not" / "exist"}
+
+
+@pytest.mark.parametrize(("overrides", "expected"), [
+    (["recommender.question_pool=abc"], "recommender.question_pool='abc' is not valid: agents.recommenders.bm25.build "
+                                        "takes a whole number for 'question_pool'"),
+    (["+recommender.nosuch=1"], "recommender.nosuch=1: agents.recommenders.bm25.build has no parameter 'nosuch'"),
+    (["environment.catalog={missing}"], "environment.catalog={missing}: no such directory; give a catalog directory "
+                                        "(one holding items.jsonl; `crsim data import` makes one) or "
+                                        "environment.catalog=null for the synthetic world"),
+    (["environment.catalog={no-items}"], "{no-items}/items.jsonl: file not found: a catalog directory holds "
+                                         "items.jsonl, one JSON item per line (`crsim data import` makes one)"),
+    (["environment.catalog={empty-items}"], "{empty-items}/items.jsonl: catalog has no items: write one JSON item "
+                                            "per line, e.g. {{\"id\": \"i1\", \"title\": \"Thai Palace\"}}"),
+])
+def test_the_cli_reports_bad_values_and_catalogs_in_one_line(overrides, expected, tmp_path, tiny_catalog_dir):
+    dirs = _catalog_dirs(tmp_path, tiny_catalog_dir)
+    overrides = [o.format(**dirs) for o in overrides]
+    if not any(o.startswith("environment.catalog=") for o in overrides):
+        overrides.append(f"environment.catalog={dirs['tiny']}")
+    done = crsim("run", *overrides, "environment.target_pool_size=5", "episodes=1", "max_turns=1",
+                 "progress=false", f"hydra.run.dir={tmp_path / 'run'}")
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"crsim: error: {expected.format(**dirs)}"), done.stderr[-2000:]

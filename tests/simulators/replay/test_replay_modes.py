@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from crsim_testing import crsim
 
 from environments.models import Role
@@ -109,6 +111,25 @@ def test_bad_input_is_one_clear_line(tmp_path, logged_run):
     assert both.returncode == 2 and "keeps the logged seeker" in both.stderr
     unknown = crsim("replay", str(logged_run), "--fix", "seeker", "--recommender", "no_such")
     assert unknown.returncode == 2 and "no_such" in unknown.stderr and "Traceback" not in unknown.stderr
+
+
+@pytest.mark.parametrize("mode", [["--reexecute"], ["--fix", "seeker"], ["--resume-from", "1"]])
+def test_a_logged_target_the_catalog_no_longer_has_is_one_line(logged_run, run_copy, mode):
+    # The run's catalog changed since (here: the log names an item it does not have); the
+    # environment would draw another target from the same seed, so nothing is replayed.
+    lines = (run_copy / "episodes.jsonl").read_text().splitlines()
+    record = json.loads(lines[1])
+    record["targets"] = ["gone-item"]
+    lines[1] = json.dumps(record)
+    (run_copy / "episodes.jsonl").write_text("\n".join(lines) + "\n")
+    done = crsim("replay", str(run_copy), *mode, "--out", str(run_copy / "out"))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"crsim: error: episode {record['id']}: its target 'gone-item' is not in the catalog the run's config builds "
+        f"('tiny' at {logged_run.parent / 'tiny'}; 1 of 4 episodes have such targets): the catalog "
+        "changed since the run; replay with the run's catalog, or leave those episodes out by naming others with "
+        "--episode ID"]
+    assert not (run_copy / "out" / "episodes.jsonl").exists() or not (run_copy / "out" / "episodes.jsonl").read_text()
 
 
 def test_resumed_agents_remember_the_logged_turns(run_copy):
