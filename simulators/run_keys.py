@@ -27,8 +27,9 @@ class Budget(BaseModel):
 class Runner(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
-    backend: Literal["asyncio", "processes"] = "asyncio"
+    backend: Literal["asyncio", "processes", "ray"] = "asyncio"
     workers: int = Field(default=2, ge=1)
+    ray_address: str | None = None
 
 
 class RunKeys(BaseModel):
@@ -54,8 +55,10 @@ HINTS = {
     "budget": "budget.max_tokens=200000 and/or budget.max_cost_usd=5 (or null for no limit)",
     "budget.max_tokens": "a whole number of tokens >= 1, or null, e.g. budget.max_tokens=200000",
     "budget.max_cost_usd": "a number of US dollars > 0, or null, e.g. budget.max_cost_usd=5",
-    "runner": "runner.backend=asyncio or runner.backend=processes, and runner.workers=2",
-    "runner.backend": "asyncio (one process) or processes (worker processes), e.g. runner.backend=processes",
+    "runner": "runner.backend=asyncio, processes or ray, and runner.workers=2",
+    "runner.backend": "asyncio (one process), processes (worker processes) or ray (Ray actors), "
+                      "e.g. runner.backend=processes",
+    "runner.ray_address": "a Ray address (auto, ray://head:10001) or null for a local instance",
     "runner.workers": "a whole number of worker processes >= 1, e.g. runner.workers=2",
 }
 
@@ -77,7 +80,7 @@ def check_run_keys(config: Mapping[str, Any]) -> RunKeys:
         shown = "missing" if given is None and error["type"] == "missing" else f"{key}={given!r}"
         hint = HINTS.get(key, HINTS.get(key.split(".")[0], "see `crsim --help`"))
         raise CrsimError(f"{shown} is not valid: write {hint}") from None
-    if keys.runner.backend == "processes" and (keys.budget.max_tokens or keys.budget.max_cost_usd):
+    if keys.runner.backend != "asyncio" and (keys.budget.max_tokens or keys.budget.max_cost_usd):
         raise CrsimError("a budget cannot be shared between worker processes: use runner.backend=asyncio "
                          "with budget.max_tokens / budget.max_cost_usd")
     return keys

@@ -152,10 +152,19 @@ async def run_episodes(setup: Any, agents: dict[str, Any], *, episodes: int, max
 
 
 def run_episodes_in_processes(config: dict[str, Any], *, workers: int, episodes: int, max_turns: int, seed: int,
-                              run_dir: Path, config_hash: str, progress: bool = True) -> RunSummary:
-    """`run_episodes` across worker processes (`simulators.workers`); the resolved `config`
-    is what each worker builds its setup and agents from."""
+                              run_dir: Path, config_hash: str, progress: bool = True, backend: str = "processes",
+                              ray_address: str | None = None) -> RunSummary:
+    """`run_episodes` across worker processes (`simulators.workers`) or Ray actors
+    (`backend="ray"`, `simulators.ray_workers`); the resolved `config` is what each worker
+    builds its setup and agents from."""
+    from functools import partial
+
     from simulators.workers import run_in_processes
+
+    if backend == "ray":
+        from simulators.ray_workers import run_in_ray
+
+        run_in_processes = partial(run_in_ray, address=ray_address)  # noqa: F811 - same contract
 
     todo = _todo(run_dir, config_hash, episodes, seed)
     logs = RunLogs(run_dir)

@@ -162,13 +162,14 @@ def _run(cfg: Any) -> Any:
     metrics = build_metrics(metric_specs(cfg.environment))
     evaluators = build_evaluators(cfg.get("evaluators"))
     setup = build_setup(cfg.environment)
-    if keys.runner.backend == "processes":
+    if keys.runner.backend in ("processes", "ray"):
         # Built once here first so that cold caches (embeddings, indexes) are filled once,
         # not by every worker at the same time; the workers then load them.
         build_agents_recorded(cfg, setup, run_dir=run_dir, budget=None)
         summary = run_episodes_in_processes(
             resolved_config(cfg), workers=keys.runner.workers, episodes=keys.episodes, max_turns=keys.max_turns,
-            seed=keys.seed, run_dir=run_dir, config_hash=digest, progress=keys.progress)
+            seed=keys.seed, run_dir=run_dir, config_hash=digest, progress=keys.progress,
+            backend=keys.runner.backend, ray_address=keys.runner.ray_address)
     else:
         budget = RunBudget(max_tokens=keys.budget.max_tokens, max_cost_usd=keys.budget.max_cost_usd)
         agents = build_agents_recorded(cfg, setup, run_dir=run_dir, budget=budget)
