@@ -48,7 +48,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL = "stub-model"
-CONCURRENCY = (1, 8, 32, 128)
+CONCURRENCY = (1, 8, 32, 128)  # the default points; --concurrency sets others (bench_scale asks for 1-256)
 
 # --- The server (runs in a child process) -----------------------------------------------
 
@@ -351,7 +351,7 @@ async def bench_clients(server: ServerProcess, args: argparse.Namespace) -> dict
 
     out: dict[str, Any] = {
         "calls_per_point": args.calls, "time_limit_per_point_s": args.point_time_limit,
-        "concurrency": list(CONCURRENCY),
+        "concurrency": list(args.concurrency),
         "method": "per concurrency: warm-up (2c calls), then raw_ainvoke and run_structured in "
                   "interleaved segments (ABBA...) of max(100, 2c) calls; stats pooled per path",
     }
@@ -381,7 +381,7 @@ async def bench_clients(server: ServerProcess, args: argparse.Namespace) -> dict
                 await response.read()
                 response.raise_for_status()
 
-        for c in CONCURRENCY:
+        for c in args.concurrency:
             floor[str(c)] = await measure(raw_post, calls=args.calls, concurrency=c,
                                           time_limit=limit())
     out["raw_aiohttp_floor"] = floor
@@ -402,7 +402,7 @@ async def bench_clients(server: ServerProcess, args: argparse.Namespace) -> dict
 
             measured["openai_sdk_direct"] = openai_sdk_direct
         points: dict[str, Any] = {}
-        for c in CONCURRENCY:
+        for c in args.concurrency:
             result = await compare(measured, calls=args.calls, concurrency=c,
                                    time_limit=limit(), warm_with="run_structured")
             raw, structured = result["raw_ainvoke"], result["run_structured"]
@@ -592,6 +592,8 @@ def main() -> None:
     parser.add_argument("--clients-budget", type=float, default=130.0,
                         help="seconds for all of part 1, at most (points share what is left)")
     parser.add_argument("--backends", nargs="+", default=["openai", "litellm"], choices=["openai", "litellm"])
+    parser.add_argument("--concurrency", nargs="+", type=int, default=list(CONCURRENCY),
+                        help="calls in flight per measured point")
     parser.add_argument("--episodes", type=int, default=30)
     parser.add_argument("--max-turns", type=int, default=5)
     parser.add_argument("--episode-concurrency", type=int, default=1)

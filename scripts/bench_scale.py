@@ -5,6 +5,11 @@ biased seeker, offline) in a fresh run directory. Throughput is taken from two r
 lengths, (n_long - n_short) / (t_long - t_short), so process start-up, world loading and
 index building (paid once per run, or once per worker) cancel out. Peak memory is the
 child's maximum RSS for runs of increasing length: flat means results are streamed.
+LLM-bound episodes are asyncio concurrency, not processes: `llm_concurrency` is the
+`openai` client's requests/s against the local OpenAI-compatible server of
+`scripts/bench_llm.py` (run by it, `--concurrency 1 ... 256`), with the point past which
+more calls in flight stop adding throughput (`saturates_at`: the first concurrency whose
+successor gains under 10%).
 Writes JSON (default `outputs/bench/bench_scale.json`).
 Targets (issue 19): 2 processes >= 1.7 x one, >= 60 offline episodes/s with two; memory
 flat in the number of episodes.
@@ -43,6 +48,7 @@ def main() -> None:
     parser.add_argument("--short", type=int, default=50)
     parser.add_argument("--long", type=int, default=400)
     parser.add_argument("--memory-runs", type=int, nargs="+", default=[200, 2000])
+    parser.add_argument("--llm-concurrency", type=int, nargs="*", default=[1, 8, 32, 64, 128, 256])
     parser.add_argument("--out", type=Path, default=Path("outputs/bench/bench_scale.json"))
     args = parser.parse_args()
 
@@ -59,13 +65,29 @@ def main() -> None:
             seconds, peak = crsim_run(n, BACKENDS["asyncio"], Path(tmp) / f"memory-{n}")
             memory.append({"episodes": n, "wall_s": round(seconds, 1), "peak_rss_mb_so_far": round(peak, 1)})
             print(memory[-1], flush=True)
+    llm = llm_concurrency(args.llm_concurrency) if args.llm_concurrency else None
     base = throughput["processes-1"]["episodes_per_s"]
     result = {"throughput": throughput, "speedup_2_vs_1_process": round(throughput["processes-2"]["episodes_per_s"]
                                                                          / base, 2) if base else None,
-              "memory": memory, "cpus": os.cpu_count(), "load_average_after": os.getloadavg()}
+              "memory": memory, "llm_concurrency": llm, "cpus": os.cpu_count(),
+              "load_average_after": os.getloadavg()}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
+
+
+def llm_concurrency(points: list[int]) -> dict[str, object]:
+    """The openai client's requests/s per concurrency (run_structured, crsim's call path)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "llm.json"
+        subprocess.run([sys.executable, str(Path(__file__).with_name("bench_llm.py")), "--backends", "openai",
+                        "--skip-episodes", "--calls", "400", "--clients-budget", "300", "--concurrency",
+                        *map(str, points), "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
+        measured = json.loads(out.read_text())["clients"]["openai"]["points"]
+    rps = {int(c): point["run_structured"]["rps"] for c, point in measured.items()}
+    order = sorted(rps)
+    saturates = next((c for c, nxt in zip(order, order[1:]) if rps[nxt] < 1.1 * rps[c]), order[-1])
+    return {"requests_per_s": {str(c): rps[c] for c in order}, "saturates_at": saturates}
 
 
 if __name__ == "__main__":

@@ -43,9 +43,9 @@ class LLMCurator(Curator):
         view = self.select(observation, [query])
         offline_adds = view.new[: self.add_per_turn]
         cards = [ItemCard.of(self.catalog.item(i)) for i in view.show]
-        picks = await self.pick.run(PickInput(
-            observation.dialogue, playlist_cards, cards, self.add_per_turn,
-            Picks(add=[str(view.show.index(i) + 1) for i in offline_adds], response=self._say(view.show, offline_adds))))
+        fallback = Picks(add=[str(view.show.index(i) + 1) for i in offline_adds],
+                         response=self._say(view.show, offline_adds))
+        picks = await self.pick.run(PickInput(observation.dialogue, playlist_cards, cards, self.add_per_turn, fallback))
         chosen, unknown = link_tracks(picks.add, cards)
         new = [i for i in chosen if i in view.new][: self.add_per_turn]
         refused = [i for i in chosen if i not in view.new and i not in view.pending]

@@ -5,7 +5,8 @@ environment gives it under `disclose: theme` (the share of goal tracks with each
 mood, tempo, era and artist), never the goal's ids. The target-free one (`disclose:
 request`, `seeker=set_seeker_free`) knows only what it asked for and a listener's general
 taste (liked and disliked values); on an imported catalog, where a request's constraints
-are not recorded, it reads them from its own request with the catalog's values. Both judge each track it sees the way a listener would: by what the card shows (the listed
+are not recorded, it reads them from its own request with the catalog's values. Both
+judge each track they see the way a listener would: by what the card shows (the listed
 attributes, and the values its description words, read through a `ValueLexicon`: on the
 music world the domain's phrases stand in for a listener's ear). A track fits when some
 of its visible values are ones the theme wants and none contradicts it; it misfits when
@@ -14,9 +15,10 @@ contradictions outweigh fits; otherwise the seeker cannot tell and says nothing 
 Each turn it likes fitting shown tracks, dislikes misfits, asks to take misfits off the
 playlist, and adds one thing the theme wants that it has not said yet, in its own words
 (`SEEKER_MUSIC_WORDS` on the world, never the catalog's phrases), so the curator's query
-grows (the target-free seeker then names what its taste likes). It declares the playlist complete (`accept`) once the playlist holds as many
-tracks as it wants and it removed nothing this turn. What it said is kept in its turns'
-metadata (`stated`), so it needs no memory of its own and replays exactly.
+grows (the target-free seeker then names what its taste likes). It declares the playlist
+complete (`accept`) once the playlist holds as many tracks as it wants and it removed
+nothing this turn. What it said is kept in its turns' metadata (`stated`), so it needs no
+memory of its own and replays exactly.
 
 With a model (`llm@seeker.llm=...`) the listener's reply is the model's
 (`playlist_seeker`: it reads its brief in words, the numbered tracks shown and the
@@ -28,8 +30,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from functools import partial
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from agents.base import GraphAgent, agent_from_function
