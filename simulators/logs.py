@@ -84,8 +84,17 @@ class JsonlAppender:
             os.close(fd)
 
     def append(self, record: BaseModel | dict[str, Any]) -> None:
-        line = record.model_dump_json() if isinstance(record, BaseModel) else json.dumps(record, sort_keys=True)
-        self._write(line.encode("utf-8") + b"\n")
+        self._write(encode_line(record))
+
+    def append_line(self, line: bytes) -> None:
+        """Append a line `encode_line` made (in a worker process: the parent only writes)."""
+        self._write(line)
+
+
+def encode_line(record: BaseModel | dict[str, Any]) -> bytes:
+    """A record as one newline-terminated JSONL line."""
+    line = record.model_dump_json() if isinstance(record, BaseModel) else json.dumps(record, sort_keys=True)
+    return line.encode("utf-8") + b"\n"
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,11 +16,13 @@ Ray is the `cluster` extra (`pip install 'crsim[cluster]'`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from environments.errors import CrsimError
-from simulators.episode import EpisodeOutcome
 from simulators.workers import SINGLE_THREAD, WorkerDied
+
+if TYPE_CHECKING:
+    from simulators.runner import OutcomeLines
 
 
 class EpisodeWorker:
@@ -40,17 +42,18 @@ class EpisodeWorker:
         self.max_turns, self.seed, self.config_hash = max_turns, seed, config_hash
         self.loop = asyncio.new_event_loop()
 
-    def run(self, index: int) -> EpisodeOutcome:
+    def run(self, index: int) -> OutcomeLines:
         from simulators.episode import run_episode
+        from simulators.runner import outcome_lines
 
-        return self.loop.run_until_complete(run_episode(
+        return outcome_lines(self.loop.run_until_complete(run_episode(
             self.setup, self.agents, index=index, run_seed=self.seed, max_turns=self.max_turns,
-            config_hash=self.config_hash))
+            config_hash=self.config_hash)))
 
 
 def run_in_ray(config: dict[str, Any], indices: Iterable[int], *, workers: int, max_turns: int, seed: int,
-               config_hash: str, on_outcome: Callable[[EpisodeOutcome], None], address: str | None = None) -> None:
-    """Run `indices` on `workers` Ray actors; `on_outcome` (here) gets each finished episode."""
+               config_hash: str, on_outcome: Callable[[OutcomeLines], None], address: str | None = None) -> None:
+    """Run `indices` on `workers` Ray actors; `on_outcome` (here) gets each finished episode's log lines."""
     try:
         import ray
         from ray.exceptions import RayActorError

@@ -23,6 +23,7 @@ from environments.models import Episode, TerminationReason
 from simulators.episode import EpisodeOutcome, episode_id, run_episode
 from simulators.logs import (
     BUILD_CALLS_ID, EPISODES_FILE, LLM_CALLS_FILE, TIMINGS_FILE, JsonlAppender, LoggedEpisodes, LogProblem,
+    encode_line,
 )
 
 
@@ -61,11 +62,30 @@ class RunLogs:
             self.llm_calls.append({"episode_id": BUILD_CALLS_ID, **call.model_dump(mode="json")})
 
     def write(self, outcome: EpisodeOutcome) -> None:
-        episode = outcome.episode
-        for call in outcome.llm_calls:
-            self.llm_calls.append({"episode_id": episode.id, **call.model_dump(mode="json")})
-        self.timings.append({"episode_id": episode.id, "seconds": outcome.seconds})
-        self.episodes.append(episode)  # last: its presence marks the episode finished
+        self.write_lines(outcome_lines(outcome))
+
+    def write_lines(self, lines: OutcomeLines) -> None:
+        for line in lines.llm_calls:
+            self.llm_calls.append_line(line)
+        self.timings.append_line(lines.timings)
+        self.episodes.append_line(lines.episode)  # last: its presence marks the episode finished
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeLines:
+    """One finished episode's log lines, encoded where it ran: a worker process or actor
+    returns these, so the parent only appends bytes (its CPU is the sweep's bottleneck)."""
+
+    episode: bytes
+    timings: bytes
+    llm_calls: tuple[bytes, ...]
+
+
+def outcome_lines(outcome: EpisodeOutcome) -> OutcomeLines:
+    episode = outcome.episode
+    return OutcomeLines(encode_line(episode), encode_line({"episode_id": episode.id, "seconds": outcome.seconds}),
+                        tuple(encode_line({"episode_id": episode.id, **call.model_dump(mode="json")})
+                              for call in outcome.llm_calls))
 
 
 def logged_episodes(run_dir: Path, config_hash: str, wanted: set[str] | None = None) -> LoggedEpisodes:
@@ -170,8 +190,8 @@ def run_episodes_in_processes(config: dict[str, Any], *, workers: int, episodes:
     logs = RunLogs(run_dir)
     bar = tqdm(total=episodes, initial=episodes - len(todo), disable=not progress, desc="episodes", unit="ep")
 
-    def write(outcome: EpisodeOutcome) -> None:
-        logs.write(outcome)
+    def write(lines: OutcomeLines) -> None:
+        logs.write_lines(lines)
         bar.update()
 
     try:

@@ -26,10 +26,12 @@ import signal
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from environments.errors import CrsimError
-from simulators.episode import EpisodeOutcome
+
+if TYPE_CHECKING:
+    from simulators.runner import OutcomeLines
 
 
 class WorkerDied(CrsimError):
@@ -54,18 +56,19 @@ def _start_worker(config: dict[str, Any], max_turns: int, seed: int, config_hash
                    config_hash=config_hash, loop=asyncio.new_event_loop())  # one loop for the worker's life
 
 
-def _run_one(index: int) -> EpisodeOutcome:
+def _run_one(index: int) -> OutcomeLines:
     from simulators.episode import run_episode
+    from simulators.runner import outcome_lines
 
-    return _WORKER["loop"].run_until_complete(run_episode(
+    return outcome_lines(_WORKER["loop"].run_until_complete(run_episode(
         _WORKER["setup"], _WORKER["agents"], index=index, run_seed=_WORKER["seed"], max_turns=_WORKER["max_turns"],
-        config_hash=_WORKER["config_hash"]))
+        config_hash=_WORKER["config_hash"])))
 
 
 def run_in_processes(config: dict[str, Any], indices: Iterable[int], *, workers: int, max_turns: int, seed: int,
-                     config_hash: str, on_outcome: Callable[[EpisodeOutcome], None]) -> None:
+                     config_hash: str, on_outcome: Callable[[OutcomeLines], None]) -> None:
     """Run `indices` across `workers` spawned processes; `on_outcome` (in this process)
-    gets each finished episode as it arrives. At most two episodes per worker are queued,
+    gets each finished episode's log lines as they arrive. At most two episodes per worker are queued,
     so an interrupt leaves little work thrown away and memory stays flat."""
     pending = list(indices)
     pending.reverse()
@@ -76,7 +79,7 @@ def run_in_processes(config: dict[str, Any], indices: Iterable[int], *, workers:
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
                              initargs=(config, max_turns, seed, config_hash)) as pool:
-        in_flight: set[Future[EpisodeOutcome]] = set()
+        in_flight: set[Future[OutcomeLines]] = set()
         try:
             while pending or in_flight:
                 while pending and len(in_flight) < 2 * workers:
