@@ -5,7 +5,11 @@ see `environments.target_facts`), its signature details, a summary of the target
 positive reviews and one review written by "its" user (withheld from the recommender's
 catalog by the environment). It speaks in its own words (never the catalog's), one to
 three aspects a turn, sometimes vaguely or by what it does not want, is sometimes unsure,
-and never names the target (`agents.steps.seeker_answer` has the turn policy).
+and never names the target (`agents.steps.seeker_answer` has the turn policy). Once
+everything is said, a question about something said before is answered again; having had
+nothing left to say twice, it ends the conversation (`quit`) rather than stall: on a small
+review-only catalog the seeker used to repeat "That's about all I can think of." for the
+rest of the episode.
 
 Graph per turn: `prepare` (first turn only: summarise the reviews and turn the profile
 into facts) → `answer` (pick and phrase what to say) → END.
@@ -24,7 +28,7 @@ from langgraph.runtime import Runtime
 from agents.base import GraphAgent, TurnState
 from agents.steps.review_facts import facts_from_reviews
 from agents.steps.clarify import OPEN_QUESTION
-from agents.steps.seeker_answer import AnswerInput, Fact, SeekerAnswerStep, Wording
+from agents.steps.seeker_answer import GIVING_UP, NOTHING_LEFT, AnswerInput, Fact, SeekerAnswerStep, Wording
 from agents.steps.summarize import SummarizeInput, SummarizeReviewsStep
 from agents.steps.text import pick, split_sentences
 from environments.base import SeekerObservation, SeekerReply
@@ -118,7 +122,11 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
         seed=obs.episode_seed,
     ))
     keys = result.fact_keys or ([result.fact_key] if result.fact_key else [])
-    reply = SeekerReply(text=never_name(result.answer, profile.title),
+    text = never_name(result.answer, profile.title)
+    stalled = text in NOTHING_LEFT and any(t.role == Role.seeker and t.text in NOTHING_LEFT for t in obs.dialogue)
+    if stalled:  # nothing left to say, twice: a person leaves rather than repeat it a third time
+        text = pick(GIVING_UP, last.text)
+    reply = SeekerReply(text=text, quit=stalled,
                         metadata={"has_preference": result.has_preference, "fact": keys[0] if keys else None,
                                   "facts": keys, "claims": result.claims})
     stated = state["stated"] + keys

@@ -52,6 +52,11 @@ NOTHING_LEFT = (
     "I think I've told you everything I'm after.",
     "That's about all I can think of.",
 )
+RESTATED = ("As I said before:", "To repeat myself:")
+GIVING_UP = (  # after NOTHING_LEFT twice the target-biased seeker ends the conversation (seeker_quit)
+    "I don't think I can add anything more, I'll have a look on my own. Thanks anyway.",
+    "We're going in circles; I'll leave it here, thanks.",
+)
 # How many aspects one reply states: 1, 2 or 3.
 EXTRA_ASPECTS = ((0, 1, 2), (0.5, 0.35, 0.15))
 
@@ -114,14 +119,24 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
         self.dont_know_rate = dont_know_rate
         self.negative_share, self.vague_share = wording_mix
 
+    def _nothing_new(self, inputs: AnswerInput, asked: Fact | None, rnd: random.Random) -> SeekerAnswer:
+        """Every fact is said: a question about one of them is answered again ("like I said",
+        as a person repeats themselves when asked twice); anything else gets NOTHING_LEFT."""
+        if asked is None:
+            return SeekerAnswer(answer=pick(NOTHING_LEFT, inputs.question), has_preference=False)
+        wording = self._wording(asked, rnd)
+        return SeekerAnswer(answer=f"{pick(RESTATED, inputs.question)} {wording.text}", has_preference=True,
+                            fact_key=asked.key, fact_keys=[asked.key],
+                            claims=[list(wording.claim)] if wording.claim is not None else [])
+
     def offline(self, inputs: AnswerInput) -> SeekerAnswer:
         rnd = random.Random(f"{inputs.seed}-{len(inputs.dialogue)}")
         if not inputs.open_question and rnd.random() < self.dont_know_rate:
             return SeekerAnswer(answer=pick(DONT_KNOW, inputs.question), has_preference=False)
         open_facts = [f for f in inputs.facts if f.key not in inputs.stated]
-        if not open_facts:
-            return SeekerAnswer(answer=pick(NOTHING_LEFT, inputs.question), has_preference=False)
         asked = None if inputs.open_question else self._asked(inputs.question, inputs.facts)
+        if not open_facts:
+            return self._nothing_new(inputs, asked, rnd)
         said_before = asked is not None and asked.key in inputs.stated
         if said_before:
             asked = None

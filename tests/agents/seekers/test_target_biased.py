@@ -104,3 +104,28 @@ async def test_a_question_about_something_already_said_is_answered_as_such(hash_
     _, state = await seeker.respond(_obs("What price range are you looking for?"), {})
     reply, _ = await seeker.respond(_obs("What price range are you looking for?"), state)
     assert reply.text.startswith(ALREADY_SAID) and "attr:price_range=cheap" not in reply.metadata["facts"]
+
+
+def _asked_after(turns, question, seed=0):
+    """An observation whose dialogue holds `turns` (role, text) and then the question."""
+    dialogue = tuple(Turn(index=i, role=role, text=text) for i, (role, text) in enumerate(turns))
+    dialogue += (Turn(index=len(turns), role=Role.recommender, text=question),)
+    return SeekerObservation(len(dialogue) // 2, dialogue, (), PROFILE, "restaurants", seed)
+
+
+async def test_with_everything_said_it_repeats_what_is_asked_then_leaves_rather_than_stall(hash_encoder):
+    from agents.steps.seeker_answer import GIVING_UP, NOTHING_LEFT, RESTATED
+
+    seeker = _seeker(hash_encoder)
+    state = {}
+    for _ in range(8):  # ask until every fact is said
+        _, state = await seeker.respond(_obs("Tell me more?"), state)
+    assert len(set(state["stated"])) == len(state["facts"])
+    reply, _ = await seeker.respond(_obs("What price range are you looking for?"), state)
+    assert reply.text.startswith(RESTATED) and "cheap" in reply.text.lower() and not reply.quit
+    assert reply.metadata["facts"] == ["attr:price_range=cheap"]
+    reply, _ = await seeker.respond(_obs("Do you need wheelchair parking?"), state)
+    assert reply.text in NOTHING_LEFT and not reply.quit  # the first time it says so and stays
+    before = [(Role.seeker, reply.text), (Role.recommender, "Anything else?"), (Role.seeker, "Hmm.")]
+    reply, _ = await seeker.respond(_asked_after(before, "Do you need wheelchair parking?"), state)
+    assert reply.quit and reply.text in GIVING_UP

@@ -3,7 +3,9 @@ imported with `crsim data import amazon2018` and swept with `crsim run -m`.
 
 The dialogue must make progress: the recommender asks about what the reviews talk
 about (three or more different questions in five turns), BM25 improves as the seeker
-answers and beats popularity, and the seeker never quotes a review.
+answers and beats popularity, and the seeker never quotes a review. A seeker that has
+said everything it knows leaves (`seeker_quit`) instead of repeating "That's about all I
+can think of." (about a third of the episodes here, after two to four answers).
 """
 
 from __future__ import annotations
@@ -72,9 +74,10 @@ def test_the_recommender_asks_different_questions(sweep):
         for line in (_job(sweep[1], recommender) / "episodes.jsonl").read_text().splitlines():
             episode = json.loads(line)
             asked = [t for t in episode["turns"] if t["role"] == "recommender" and not t["metadata"].get("opening")]
-            assert len(asked) == 5
-            assert len({t["text"] for t in asked}) >= 3, [t["text"] for t in asked]
-            assert len({t["metadata"].get("aspect") for t in asked if t["metadata"].get("aspect")}) >= 3
+            assert len(asked) == 5 or (episode["termination"] == "seeker_quit" and len(asked) >= 2), episode["id"]
+            assert len({t["text"] for t in asked}) >= min(3, len(asked)), [t["text"] for t in asked]
+            aspects = {t["metadata"].get("aspect") for t in asked if t["metadata"].get("aspect")}
+            assert len(aspects) >= min(3, len(asked))
 
 
 @pytest.mark.slow
@@ -87,7 +90,7 @@ def test_no_seeker_utterance_quotes_a_review(sweep):
     said = [normal(t["text"]) for recommender in ("bm25", "popularity")
             for line in (_job(sweep[1], recommender) / "episodes.jsonl").read_text().splitlines()
             for t in json.loads(line)["turns"] if t["role"] == "seeker"]
-    assert len(said) == 2 * EPISODES * 5
+    assert len(said) >= 2 * EPISODES * 3  # three answers or more per episode: the opening's and two questions
     assert not [u for u in said if any(q in u for q in quoted)]
     stated = [u for u in said if "preference" not in u and "matter" not in u and "feelings" not in u]
     assert len(stated) >= EPISODES  # and it does say things: at least one per episode on average
