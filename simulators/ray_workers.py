@@ -85,9 +85,7 @@ def run_in_ray(config: dict[str, Any], indices: Iterable[int], *, workers: int, 
         except RayActorError as exc:
             raise WorkerDied("a Ray worker died (its process killed or its node lost); every episode finished "
                              "before is logged, none twice: run the same command again to finish the rest") from exc
-        finally:
-            for ref in in_flight:
-                ray.cancel(ref, force=True)
+        finally:  # killing an actor drops its queued episodes too (force-cancel is not for actor tasks)
             for worker in pool:
                 ray.kill(worker)
     finally:
