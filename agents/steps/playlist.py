@@ -148,22 +148,33 @@ def brief_text(brief: object) -> str:
 
 def link_tracks(names: Sequence[str], shown: Sequence[ItemCard]) -> tuple[list[str], list[str]]:
     """Shown track ids for `names` (a title, 'Title by Artist', or a list number) and the
-    names that match no shown track. A title shared by several shown tracks needs its artist."""
+    names that match no shown track. A title shared by several shown tracks needs its
+    artist; a title that itself contains ' by ' ('Stand by Me') still matches whole."""
     linked, unknown = [], []
     for name in names:
         text = name.strip().strip("'\"").strip()
-        if text.rstrip(".").isdigit() and 1 <= int(text.rstrip(".")) <= len(shown):
-            linked.append(shown[int(text.rstrip(".")) - 1].id)
+        number = text.rstrip(".")
+        if number.isdigit() and 1 <= int(number) <= len(shown):
+            linked.append(shown[int(number) - 1].id)
             continue
-        title, _, artist = text.partition(" by ")
-        matches = [card for card in shown if card.title.lower() == title.strip().lower()]
-        if artist and len(matches) > 1:
-            matches = [card for card in matches if artist.strip().lower() in _artist(card).lower()]
-        if len(matches) == 1:
-            linked.append(matches[0].id)
-        else:
+        match = _one_match(text, shown)
+        if match is None:
             unknown.append(name)
+        else:
+            linked.append(match.id)
     return list(dict.fromkeys(linked)), unknown
+
+
+def _one_match(text: str, shown: Sequence[ItemCard]) -> ItemCard | None:
+    """The one shown card `text` names: the whole text as a title, else each ' by ' split
+    read as title and artist (the first split that names exactly one card)."""
+    splits = [(text, "")] + [(text[:i], text[i + 4:]) for i in range(len(text)) if text.startswith(" by ", i)]
+    for title, artist in splits:
+        matches = [card for card in shown if card.title.lower() == title.strip().lower()
+                   and artist.strip().lower() in _artist(card).lower()]
+        if len(matches) == 1:
+            return matches[0]
+    return None
 
 
 def _artist(card: ItemCard) -> str:

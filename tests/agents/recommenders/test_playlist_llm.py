@@ -96,3 +96,16 @@ def test_a_malformed_answer_is_repaired_then_falls_back_to_the_offline_agents(op
     assert curation.add == curation.shown[:3] and curation.response.startswith("Here are some tracks:")
     assert reply.text and reply.metadata.get("stated") is not None and "ignored" not in reply.metadata
     assert expected.add == expected.shown[:3] and expected_reply.text
+
+
+def test_names_link_to_shown_tracks_by_number_title_or_title_and_artist():
+    from agents.steps.playlist import link_tracks
+    from environments.base import ItemCard
+
+    shown = [ItemCard("a", "Stand by Me", "", {"artist": ["Ben E. King"]}),
+             ItemCard("b", "Home", "", {"artist": ["Ann"]}), ItemCard("c", "Home", "", {"artist": ["Bo"]}),
+             ItemCard("d", "Blue", "", {"artist": "Joni"})]
+    linked, unknown = link_tracks(["Stand by Me", "stand by me by Ben E. King", "Home by Bo", "Home", "4.",
+                                   "'Blue'", "9", "Nowhere by Nobody"], shown)
+    assert linked == ["a", "c", "d"]
+    assert unknown == ["Home", "9", "Nowhere by Nobody"]  # an ambiguous title, a number off the list, an invention
