@@ -6,8 +6,8 @@ ranks tracks for it, and the curator's selection rules choose what to show (like
 not added yet, then the best unseen ones; `Curator.select`). The model then names at
 most `add_per_turn` of the shown tracks to add and says something (`playlist_pick`).
 Names are linked back to the shown tracks (`link_tracks`); a name that matches none (a
-track that does not exist, or one that was not shown) is not added and is listed under
-the move's `unknown_tracks`, so the log says what the model invented. Liked tracks are
+track that does not exist, or one that is not on screen) is not added and is listed
+under the move's `unknown_tracks`, so the log says what the model invented. Liked tracks are
 added whatever the model picks: the listener asked for them.
 
 Without a model (`llm=offline`) both steps answer as the offline curator does, so this is
@@ -47,12 +47,11 @@ class LLMCurator(Curator):
                          response=self._say(view.show, offline_adds))
         picks = await self.pick.run(PickInput(observation.dialogue, playlist_cards, cards, self.add_per_turn, fallback))
         chosen, unknown = link_tracks(picks.add, cards)
-        new = [i for i in chosen if i in view.new][: self.add_per_turn]
-        refused = [i for i in chosen if i not in view.new and i not in view.pending]
-        add = self._adds(view.playlist, view.pending + new)
+        picked = [i for i in chosen if i not in view.pending][: self.add_per_turn]
+        add = self._adds(view.playlist, view.pending + picked)
         metadata: dict[str, Any] = {"query": [query]}
-        if unknown or refused:
-            metadata["unknown_tracks"] = [*unknown, *refused]
+        if unknown:
+            metadata["unknown_tracks"] = unknown
         return Curation(response=picks.response, shown=view.show, add=add, metadata=metadata)
 
 
