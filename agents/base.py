@@ -72,6 +72,33 @@ S = TypeVar("S")
 C = TypeVar("C")
 
 
+def threaded_parts(graph: Any) -> list[str]:
+    """Nodes and conditional edges of a compiled graph that are plain (not `async`) functions.
+
+    Under `ainvoke`, LangGraph runs a plain function on a thread pool. Concurrent episodes
+    then resume in the order their threads finish, which varies from run to run: log lines
+    come out in another order, and whatever episodes share (the encoder's memo, say) is
+    filled in another order. Coroutine functions run on the event loop, whose order is fixed.
+    """
+    builder = getattr(graph, "builder", None)
+    if builder is None:
+        return []
+    parts = [(f"node {name!r}", spec.runnable) for name, spec in builder.nodes.items()]
+    parts += [(f"edge {name!r} after {source!r}", spec.path)
+              for source, branches in builder.branches.items() for name, spec in branches.items()]
+    return [label for label, runnable in parts if getattr(runnable, "func", None) is not None]
+
+
+def check_runs_on_loop(graph: Any) -> None:
+    """Refuse a graph with plain-function nodes or edges (see `threaded_parts`)."""
+    threaded = threaded_parts(graph)
+    if threaded:
+        name = getattr(graph, "name", "graph")
+        raise TypeError(f"{name}: {', '.join(threaded)} must be `async def`: LangGraph runs plain functions "
+                        "on a thread pool, so episodes would interleave by thread timing and the same seed "
+                        "could give a different log")
+
+
 class GraphAgent(Generic[C]):
     """An agent whose turn is one invocation of a compiled LangGraph graph.
 
@@ -84,6 +111,7 @@ class GraphAgent(Generic[C]):
     def __init__(self, role: str, graph: Any, context: C, memory_keys: tuple[str, ...] = (),
                  initial_memory: Callable[[Any], AgentState] | None = None,
                  resume: Callable[[Any, Sequence[Turn]], AgentState] | None = None):
+        check_runs_on_loop(graph)
         self.role = str(role.value if isinstance(role, Role) else role)
         self.graph = graph
         self.context = context

@@ -24,6 +24,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
+from agents.base import check_runs_on_loop
 from agents.llm.budget import BudgetExceeded
 from agents.llm.recording import CallRecorder, LLMCallRecord, recording, summaries
 from environments.base import Environment
@@ -76,7 +77,7 @@ def _role_node(role: str, closes_round: bool):
 
 
 def _route(after: str):
-    def route(state: EpisodeState) -> str:
+    async def route(state: EpisodeState) -> str:  # async: see agents.base.threaded_parts
         return END if state.get("termination") else after
     return route
 
@@ -95,7 +96,9 @@ def orchestrator(roles: tuple[str, ...]) -> Any:
     for position, role in enumerate(roles):
         after = roles[(position + 1) % len(roles)]
         graph.add_conditional_edges(role, _route(after), [after, END])
-    return graph.compile(name="episode")
+    compiled = graph.compile(name="episode")
+    check_runs_on_loop(compiled)
+    return compiled
 
 
 @dataclass

@@ -133,7 +133,7 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
     return {"action": reply, "stated": stated}
 
 
-def _needs_profile(state: SeekerState) -> str:
+async def _needs_profile(state: SeekerState) -> str:
     return "answer" if "facts" in state else "prepare"
 
 

@@ -199,7 +199,7 @@ def pepper_memory(observation: Any, moves: Sequence[Turn]) -> dict[str, Any]:
     return {**stated_in(observation, moves), "reacted": list(dict.fromkeys(reacted))}
 
 
-def _needs_preferences(state: PepperState) -> str:
+async def _needs_preferences(state: PepperState) -> str:
     return "reply" if "facts" in state else "prepare"
 
 

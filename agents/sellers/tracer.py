@@ -53,7 +53,7 @@ def asked_about(view: SellerView, explained: list[str]) -> str | None:
     return None
 
 
-def decide(state: SellerState, runtime: Runtime[SellerContext]) -> dict[str, Any]:
+async def decide(state: SellerState, runtime: Runtime[SellerContext]) -> dict[str, Any]:
     view: SellerView = state["observation"]
     explained = list(state.get("explained", []))
     rng = np.random.default_rng([view.episode_seed, view.turn, 11])

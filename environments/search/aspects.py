@@ -32,13 +32,14 @@ from environments.search.aspect_text import (
     GENERIC_NOUNS, OBJECT_STARTS, PRAISE, find_mentions, noun_positions, sentences, term_index, tokens,
 )
 from environments.search.cache import cache_dir_for, content_key, write_file_atomic
+from environments.search.embeddings import encode_bulk
 
 if TYPE_CHECKING:
     from environments.catalog.store import Catalog
     from environments.search.embeddings import Encoder
 
 VOCABULARY_VERSION = 1
-MINER_VERSION = 2  # bump when mining changes what it finds: part of the cache key
+MINER_VERSION = 3  # bump when mining changes what it finds: part of the cache key
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +271,7 @@ def group_terms(terms: Sequence[str], coverage: dict[str, int], encoder: Encoder
         return stems
     from sklearn.cluster import AgglomerativeClustering
 
-    vectors = np.asarray(encoder.encode([group[0] for group in stems]), dtype=np.float32)
+    vectors = np.asarray(encode_bulk(encoder, [group[0] for group in stems]), dtype=np.float32)
     labels = AgglomerativeClustering(n_clusters=None, metric="cosine", linkage="average",
                                      distance_threshold=1.0 - similarity).fit_predict(vectors)
     merged: dict[int, list[str]] = {}

@@ -16,6 +16,7 @@ is a view of the faiss index's own storage, so the vectors are held once.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ import numpy as np
 
 from environments.search.cache import cache_dir_for, content_key, write_file_atomic
 from environments.search.documents import dense_document
+from environments.search.embeddings import encode_bulk
 
 if TYPE_CHECKING:
     from environments.catalog.store import Catalog
@@ -148,7 +150,7 @@ def _embed(documents: list[str], encoder: Encoder, show_progress: bool) -> np.nd
 
     # Any object with `encode(texts)` and `model_id` works (tests use a hashing encoder);
     # a `TextEncoder` is asked to skip its memo, which catalog documents would only flood.
-    encode = getattr(encoder, "encode_uncached", encoder.encode)
+    encode = partial(encode_bulk, encoder)
     parts = []
     with tqdm(total=len(documents), desc="Embedding catalog", unit="doc",
               disable=not show_progress or not documents) as bar:

@@ -3,7 +3,15 @@
 The encoder sits on the per-turn path: agents embed phrase-bank sentences, templated
 questions and utterances every turn, and most of those texts repeat. A per-text memo
 turns a repeated call into a dict lookup plus a stack (microseconds) instead of a
-forward pass (milliseconds). Misses are batched into one model call.
+forward pass (milliseconds).
+
+A text's row must not depend on which other texts were missing from the memo at the
+same moment: that depends on which episodes ran before (so on `concurrency`, the runner
+backend, a resumed run), and a transformer's row for a text moves in its last bits with
+its batch (padding, and the matrix kernels' blocking for another batch height). So memo
+misses go through the model one text per pass; only encoders whose rows are
+batch-independent (`batch_invariant`) batch them. Bulk jobs (`encode_uncached`) batch:
+their input lists are fixed, so their rows are reproducible.
 
 `sentence_transformers` takes 7-16 s to import and the model holds ~580 MB, so both are
 loaded on the first `encode`, and `get_encoder` hands out one shared instance per model.
@@ -66,6 +74,8 @@ def _default_model_path() -> Path:
 
 class TextEncoder:
     """Encodes texts to float32, L2-normalised rows (so inner product = cosine)."""
+
+    batch_invariant = False  # MiniLM's rows move with their batch: memo misses go one per pass
 
     def __init__(self, model: str | Path | None = None, *, batch_size: int = 64,
                  memo_size: int = DEFAULT_MEMO_SIZE):
@@ -140,13 +150,20 @@ class TextEncoder:
         except KeyError:
             pass
         missing = list(dict.fromkeys(text for text in texts if text not in memo))
-        fresh = dict(zip(missing, self._forward(self._load(), missing)))
+        fresh = self._fresh_rows(missing)
         result = np.stack([fresh[text] if text in fresh else memo[text] for text in texts])
         for text, row in fresh.items():
             row.flags.writeable = False  # rows are shared by every later caller
             memo[text] = row
         self._evict()
         return result
+
+    def _fresh_rows(self, missing: list[str]) -> dict[str, np.ndarray]:
+        """Rows for texts not in the memo, each as it would be encoded alone (module docstring)."""
+        model = self._load()
+        if self.batch_invariant:
+            return dict(zip(missing, self._forward(model, missing)))
+        return {text: self._forward(model, [text])[0] for text in missing}
 
     def encode_uncached(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
         """Like `encode` but bypassing the memo: for bulk jobs (embedding a catalog) whose
@@ -169,6 +186,12 @@ class TextEncoder:
 
     def __repr__(self) -> str:
         return f"TextEncoder({self.model_id!r}, loaded={self._model is not None})"
+
+
+def encode_bulk(encoder: Encoder, texts: Sequence[str]) -> np.ndarray:
+    """`texts` encoded as one fixed list, bypassing a `TextEncoder`'s memo (build-time jobs:
+    catalog documents, mined terms, phrase banks). Any object with `encode` works."""
+    return getattr(encoder, "encode_uncached", encoder.encode)(list(texts))
 
 
 _ENCODERS: dict[str | None, TextEncoder] = {}

@@ -26,6 +26,7 @@ from environments.catalog import Catalog
 from environments.search.aspect_text import sentences
 from environments.search.dense import DenseIndex, embed_cached
 from environments.search.documents import attribute_phrases_by_key
+from environments.search.embeddings import encode_bulk
 
 
 class MultiVectorIndex:
@@ -38,7 +39,7 @@ class MultiVectorIndex:
         self.indptr = indptr
         self.indices = indices
         if phrase_vectors is None:
-            phrase_vectors = encoder.encode(phrases) if phrases else np.zeros((0, dense.matrix.shape[1]), np.float32)
+            phrase_vectors = encode_bulk(encoder, phrases) if phrases else np.zeros((0, dense.matrix.shape[1]), np.float32)
         self.phrase_vectors = phrase_vectors
         self._has_phrases = np.diff(indptr) > 0
         self._starts = np.minimum(indptr[:-1], max(len(indices) - 1, 0))

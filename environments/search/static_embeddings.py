@@ -77,6 +77,8 @@ def distill_transformer(transformer: Any, tokenizer: Any, *, pca_dims: int = PCA
 class StaticEncoder(TextEncoder):
     """`TextEncoder`'s memo and interface over a distilled token table instead of MiniLM."""
 
+    batch_invariant = True  # a row is its tokens' summed table rows, whatever else is in the batch
+
     def __init__(self, cache_dir: Path | str | None = None, *, memo_size: int = DEFAULT_MEMO_SIZE):
         super().__init__(STATIC_MODEL, memo_size=memo_size)
         self._cache_dir = cache_dir
