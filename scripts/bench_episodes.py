@@ -47,8 +47,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=100)
+    parser.add_argument("--embedding-model", default="minilm-int8",
+                        help="the seeker's and the dense index's encoder (default: the config's default; "
+                             "'none' for the full MiniLM)")
     parser.add_argument("--out", type=Path, default=Path("outputs/bench/bench_episodes.json"))
     args = parser.parse_args()
+    embedding_model = None if args.embedding_model.lower() in ("none", "null") else args.embedding_model
 
     from agents.recommenders import bm25 as bm25_recommender
     from agents.seekers import target_biased
@@ -64,12 +68,12 @@ def main() -> None:
         setup = SingleTargetSetup(catalog)
         view = setup.recommender_catalog
         _, bm25_build_s = timed(lambda: BM25Index.build(view, cache_dir=cache))
-        encoder = get_encoder(None)
+        encoder = get_encoder(embedding_model)
         _, model_load_s = timed(lambda: encoder.encode(["warm up"]))  # loads lazily on first use
         _, dense_build_s = timed(lambda: DenseIndex.build(view, encoder, cache_dir=cache))
 
-        recommender = bm25_recommender.build(view, cache_dir=str(cache))
-        seeker = target_biased.build()
+        recommender = bm25_recommender.build(view, cache_dir=str(cache), embedding_model=embedding_model)
+        seeker = target_biased.build(embedding_model=embedding_model)
         _, warmup_s = timed(lambda: asyncio.run(run_batch(setup, recommender, seeker, args.warmup, cache / "w", 1)))
         summary, run_s = timed(lambda: asyncio.run(run_batch(setup, recommender, seeker, args.episodes,
                                                              cache / "r", 2)))
@@ -86,6 +90,7 @@ def main() -> None:
         "embedding_model_load_s": round(model_load_s, 3),
         "dense_build_s": round(dense_build_s, 3),
         "pairing": "bm25 x target_biased (offline), 5 turns, concurrency 1",
+        "embedding_model": args.embedding_model,
         "warmup_episodes": args.warmup, "warmup_s": round(warmup_s, 3),
         "episodes": args.episodes, "errors": summary.errors,
         "episodes_per_s": round(args.episodes / run_s, 2),

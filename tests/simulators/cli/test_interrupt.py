@@ -18,11 +18,12 @@ import pytest
 from crsim_testing import CRSIM, crsim, make_tiny_catalog
 
 EPISODES = 40  # enough that a signal sent after 3 logged episodes lands mid-run even on a loaded machine
+WORKER_EPISODES = 300  # the same with two worker processes
 COMMON = ["environment.target_pool_size=5", "max_turns=2", "progress=false", "concurrency=1"]
 
 
-def _start(catalog: Path, run_dir: Path, episodes: int) -> subprocess.Popen:
-    return subprocess.Popen([CRSIM, "run", f"environment.catalog={catalog}", f"episodes={episodes}", *COMMON,
+def _start(catalog: Path, run_dir: Path, episodes: int, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen([CRSIM, "run", f"environment.catalog={catalog}", f"episodes={episodes}", *COMMON, *extra,
                              f"hydra.run.dir={run_dir}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ})
 
@@ -48,13 +49,21 @@ def tiny_catalog_dir_module(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_tiny_catalog().save(tmp_path_factory.mktemp("tiny") / "tiny")
 
 
+def _reference(catalog: Path, run_dir: Path, episodes: int) -> tuple[Path, list[str]]:
+    done = crsim("run", f"environment.catalog={catalog}", f"episodes={episodes}", *COMMON, f"hydra.run.dir={run_dir}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    return catalog, _sorted_lines(run_dir / "episodes.jsonl")
+
+
 @pytest.fixture(scope="module")
 def reference(tiny_catalog_dir_module: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
-    run_dir = tmp_path_factory.mktemp("reference")
-    done = crsim("run", f"environment.catalog={tiny_catalog_dir_module}", f"episodes={EPISODES}", *COMMON,
-                 f"hydra.run.dir={run_dir}")
-    assert done.returncode == 0, done.stderr[-2000:]
-    return tiny_catalog_dir_module, _sorted_lines(run_dir / "episodes.jsonl")
+    return _reference(tiny_catalog_dir_module, tmp_path_factory.mktemp("reference"), EPISODES)
+
+
+@pytest.fixture(scope="module")
+def long_reference(tiny_catalog_dir_module: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """Two workers log tiny-catalog episodes faster than a signal lands after the third."""
+    return _reference(tiny_catalog_dir_module, tmp_path_factory.mktemp("long-reference"), WORKER_EPISODES)
 
 
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
@@ -71,6 +80,31 @@ def test_a_polite_signal_leaves_a_valid_log_a_summary_and_status_130(reference, 
     assert 3 <= len(logged) < EPISODES, "the signal came too late for this test to mean anything"
     assert logged == expected[: len(logged)]  # one at a time: the first episodes, finished
     again = crsim("run", f"environment.catalog={catalog}", f"episodes={EPISODES}", *COMMON, f"hydra.run.dir={run_dir}")
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert _sorted_lines(run_dir / "episodes.jsonl") == expected
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["processes", "ray"])
+def test_sigint_with_worker_processes_or_ray_actors(long_reference, tmp_path: Path, backend: str) -> None:
+    """Workers ignore Ctrl-C (it reaches the whole process group); the parent stops them,
+    logs what finished once, and the same command completes the run."""
+    if backend == "ray":
+        pytest.importorskip("ray")
+    catalog, expected = long_reference
+    run_dir = tmp_path / "run"
+    extra = (f"runner.backend={backend}", "runner.workers=2")
+    process = _start(catalog, run_dir, 5000, *extra)
+    _wait_for_lines(run_dir / "episodes.jsonl", 3, process)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130 and "crsim: interrupted:" in err, err[-2000:]
+    logged = _sorted_lines(run_dir / "episodes.jsonl")
+    # at most two episodes queued per worker: with this many logged, every index is < WORKER_EPISODES
+    assert 3 <= len(logged) <= WORKER_EPISODES - 5, "the signal came too late for this test to mean anything"
+    assert len(logged) == len(set(logged)) and set(logged) <= set(expected), "a duplicate or a foreign episode"
+    again = crsim("run", f"environment.catalog={catalog}", f"episodes={WORKER_EPISODES}", *COMMON, *extra,
+                  f"hydra.run.dir={run_dir}")
     assert again.returncode == 0, again.stderr[-2000:]
     assert _sorted_lines(run_dir / "episodes.jsonl") == expected
 
