@@ -35,7 +35,7 @@ from environments.errors import CrsimError
 from environments.models import (
     AttributeValue, EpisodeEvaluation, Role, SeenItem, TerminationReason, Turn, TurnEvaluation,
 )
-from environments.ranking import rank_targets, scores_from_action, tie_broken_order
+from environments.ranking import TieBrokenRanking, rank_targets, scores_from_action
 from environments.single_target import load_catalog
 
 DEFAULT_OPENING = "Hi, how can I help you?"
@@ -273,10 +273,10 @@ class MultiTargetEnvironment(Environment):
         assert self._rng is not None and self._slot is not None
         index = self.setup.recommender_catalog.item_index
         scores = scores_from_action(action, self.candidates, index)
-        order = tie_broken_order(scores, self._rng)
+        order = TieBrokenRanking(scores, self._rng)
         self.turn += 1
         ranks = rank_targets(scores, order, [(t, index[t]) for t in self._slot.target_ids])
-        top_ids = [self.candidates[i] for i in order[: max(TOP_LOGGED, self.setup.top_k)]]
+        top_ids = [self.candidates[i] for i in order.top(max(TOP_LOGGED, self.setup.top_k))]
         shown = self.items.present(top_ids)
         turn = self.dialogue.append(Role.recommender, action.question, items_shown=[c.id for c in shown],
                                     metadata=action.metadata)

@@ -42,14 +42,50 @@ def tie_broken_order(scores: np.ndarray, rng: np.random.Generator) -> np.ndarray
     return shuffled[np.argsort(-scores[shuffled], kind="stable")]
 
 
-def rank_targets(scores: np.ndarray, order: np.ndarray, targets: Sequence[tuple[str, int]]) -> list[TargetRank]:
+class TieBrokenRanking:
+    """`tie_broken_order` without sorting every candidate: a turn needs the top few and the
+    targets' ranks, not the whole order (a full sort of a few thousand scores per turn was a
+    visible share of an offline episode). Same seeded shuffle, same positions."""
+
+    def __init__(self, scores: np.ndarray, rng: np.random.Generator):
+        self.scores = scores
+        self.shuffled = rng.permutation(scores.shape[0])  # the same draw as tie_broken_order
+        self.slot = np.empty_like(self.shuffled)
+        self.slot[self.shuffled] = np.arange(self.shuffled.shape[0])  # each candidate's place in the shuffle
+
+    def top(self, k: int) -> np.ndarray:
+        """The first `k` positions of `tie_broken_order(scores, rng)`."""
+        n = self.scores.shape[0]
+        if k >= n:
+            return self.shuffled[np.argsort(-self.scores[self.shuffled], kind="stable")]
+        keyed = -self.scores[self.shuffled]
+        head = np.argpartition(keyed, k - 1)[:k]
+        kth = keyed[head].max()
+        # everything strictly better than the k-th value, then its ties in shuffle order
+        candidates = np.flatnonzero(keyed <= kth)
+        ordered = candidates[np.lexsort((candidates, keyed[candidates]))]
+        return self.shuffled[ordered[:k]]
+
+    def rank(self, index: int) -> int:
+        """1-based position of candidate `index` in the tie-broken order."""
+        value = self.scores[index]
+        tied_before = np.count_nonzero((self.scores == value) & (self.slot < self.slot[index]))
+        return int(np.count_nonzero(self.scores > value) + tied_before + 1)
+
+
+def rank_targets(scores: np.ndarray, order: np.ndarray | TieBrokenRanking,
+                 targets: Sequence[tuple[str, int]]) -> list[TargetRank]:
     """Each (item id, candidate position) target's rank in `order`, in the order given."""
-    position = np.empty(order.shape[0], dtype=np.int64)
-    position[order] = np.arange(1, order.shape[0] + 1)
+    if isinstance(order, TieBrokenRanking):
+        position_of = order.rank
+    else:
+        position = np.empty(order.shape[0], dtype=np.int64)
+        position[order] = np.arange(1, order.shape[0] + 1)
+        position_of = position.__getitem__
     ranks = []
     for item_id, index in targets:
         value = scores[index]
-        ranks.append(TargetRank(item_id=item_id, rank=int(position[index]),
+        ranks.append(TargetRank(item_id=item_id, rank=int(position_of(index)),
                                 n_better=int(np.count_nonzero(scores > value)),
                                 n_tied=int(np.count_nonzero(scores == value))))
     return ranks

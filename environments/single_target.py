@@ -28,7 +28,7 @@ from environments.holdout import TargetSlot, draw_target_pool
 from environments.models import (
     AttributeValue, EpisodeEvaluation, Role, TerminationReason, Turn, TurnEvaluation,
 )
-from environments.ranking import rank_targets, scores_from_action, tie_broken_order
+from environments.ranking import TieBrokenRanking, rank_targets, scores_from_action
 from environments.target_facts import TargetKnowledge, target_knowledge
 
 DEFAULT_OPENING = "Hello, what category of {item_noun} are you looking for?"
@@ -209,10 +209,10 @@ class SingleTargetEnvironment(Environment):
         assert self._rng is not None and self._slot is not None
         view = self.setup.recommender_catalog
         scores = scores_from_action(action, self.candidates, view.item_index)
-        order = tie_broken_order(scores, self._rng)
+        order = TieBrokenRanking(scores, self._rng)
         self.turn += 1
         ranks = rank_targets(scores, order, [(self._slot.item_id, view.item_index[self._slot.item_id])])
-        top_ids = [self.candidates[i] for i in order[: max(TOP_LOGGED, self.setup.top_k)]]
+        top_ids = [self.candidates[i] for i in order.top(max(TOP_LOGGED, self.setup.top_k))]
         shown = self.items.present(top_ids)
         turn = self.dialogue.append(Role.recommender, action.question, items_shown=[c.id for c in shown],
                                     metadata=action.metadata)

@@ -170,15 +170,21 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
         self.reviews_read = reviews_read  # how many of an item's reviews a person is assumed to know
         # Items are immutable during a run; normalising their values once keeps this step
         # off the per-turn profile (it runs every turn over the top candidates).
-        self._values: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._values: dict[str, dict[str, tuple[str, ...]]] = {}  # aspect -> item id -> values
         self._mined: dict[int, tuple[AspectVocabulary, dict[str, list[tuple[str, tuple[str, ...], float]]]]] = {}
 
-    def _values_of(self, item: Item, aspect: str) -> tuple[str, ...]:
-        key = (item.id, aspect)
-        cached = self._values.get(key)
-        if cached is None:
-            cached = self._values[key] = normalized_values(item, aspect)
-        return cached
+    def _spoken_values(self, candidates: Sequence[Item], aspect: str, weights: Sequence[float]
+                       ) -> list[tuple[tuple[str, ...], float]]:
+        """(values, weight) of the candidates that have the attribute, in rank order."""
+        table = self._values.setdefault(aspect, {})
+        spoken = []
+        for item, weight in zip(candidates, weights):
+            values = table.get(item.id)
+            if values is None:
+                values = table[item.id] = normalized_values(item, aspect)
+            if values and values != (MISSING,):
+                spoken.append((values, weight))
+        return spoken
 
     def offline(self, inputs: ClarifyInput) -> ClarifyingQuestion:
         asked = {a for a in inputs.asked_aspects if a}
@@ -189,9 +195,7 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
         best, best_score, best_values = None, 1e-9, []
         for aspect in attributes:
             if aspect not in asked and not _talked_about([display_name(aspect)], said):
-                values = [self._values_of(item, aspect) for item in inputs.candidates]
-                spoken = [(v, w) for v, w in zip(values, weights) if v and v != (MISSING,)]
-                score = _sparse_split_score(spoken, total)
+                score = _sparse_split_score(self._spoken_values(inputs.candidates, aspect, weights), total)
                 if score > best_score:
                     best, best_score, best_values = aspect, score, []
         for name, spoken in self._mined_options(inputs, asked | set(attributes), attributes, said, weights):

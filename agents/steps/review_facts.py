@@ -144,7 +144,7 @@ def _fact(aspect: str, mention: Mention, context: Sequence[str], quoted: Sequenc
     fills = {"term": named, "desc": desc, "Desc": desc[:1].upper() + desc[1:], "be": _be(term),
              "s": "s" if _be(term) == "is" else ""}
     utterance = next((u for u in (f.format(**fills) for f in forms[first:] + forms[:first])
-                      if not any(q in _normal(u) for q in quoted)), None)
+                      if not _quotes(u, quoted)), None)
     if utterance is None:
         return None
     said = " ".join(dict.fromkeys(w for w in context if is_content(w)))
@@ -153,6 +153,12 @@ def _fact(aspect: str, mention: Mention, context: Sequence[str], quoted: Sequenc
     # finds "the mids are clean" said in a sentence about how vocals sound.
     match_text = f"{aspect}: {' '.join((modifiers, term, *predicates)).strip()} ({said})"
     return Fact(f"review:{aspect}={'+'.join(mention.values) or term}", match_text, utterance, aspect)
+
+
+def _quotes(utterance: str, quoted: Sequence[str]) -> bool:
+    """Whether `utterance` contains one of the (normalised) review sentences verbatim."""
+    said = _normal(utterance)
+    return any(q in said for q in quoted)
 
 
 def _be(term: str) -> str:

@@ -10,7 +10,7 @@ same moment: that depends on which episodes ran before (so on `concurrency`, the
 backend, a resumed run), and a transformer's row for a text moves in its last bits with
 its batch (padding, and the matrix kernels' blocking for another batch height). So memo
 misses go through the model one text per pass; only encoders whose rows are
-batch-independent (`batch_invariant`) batch them. Bulk jobs (`encode_uncached`) batch:
+batch-independent (`batch_invariant`) batch them. Bulk jobs (`encode_bulk`) batch:
 their input lists are fixed, so their rows are reproducible.
 
 `sentence_transformers` takes 7-16 s to import and the model holds ~580 MB, so both are
