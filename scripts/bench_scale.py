@@ -3,7 +3,9 @@
 Each measurement is a real `crsim run` on the default restaurant world (BM25 x target-
 biased seeker, offline) in a fresh run directory. Throughput is taken from two run
 lengths, (n_long - n_short) / (t_long - t_short), so process start-up, world loading and
-index building (paid once per run, or once per worker) cancel out. Peak memory is the
+index building (paid once per run, or once per worker) cancel out; each backend gets
+`--repeats` such pairs, round-robin, and its median counts (single pairs varied by
++-10% on this shared host). Peak memory is the
 child's maximum RSS for runs of increasing length: flat means results are streamed.
 LLM-bound episodes are asyncio concurrency, not processes: `llm_concurrency` is the
 `openai` client's requests/s against the local OpenAI-compatible server of
@@ -21,6 +23,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -46,20 +49,23 @@ def crsim_run(episodes: int, overrides: list[str], run_dir: Path) -> tuple[float
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--short", type=int, default=50)
-    parser.add_argument("--long", type=int, default=400)
+    parser.add_argument("--long", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3, help="short/long pairs per backend; the median counts")
     parser.add_argument("--memory-runs", type=int, nargs="+", default=[200, 2000])
     parser.add_argument("--llm-concurrency", type=int, nargs="*", default=[1, 8, 32, 64, 128, 256])
     parser.add_argument("--out", type=Path, default=Path("outputs/bench/bench_scale.json"))
     args = parser.parse_args()
 
-    throughput = {}
+    rates: dict[str, list[float]] = {name: [] for name in BACKENDS}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, overrides in BACKENDS.items():
-            short, _ = crsim_run(args.short, overrides, Path(tmp) / f"{name}-short")
-            long, _ = crsim_run(args.long, overrides, Path(tmp) / f"{name}-long")
-            throughput[name] = {"episodes_per_s": round((args.long - args.short) / (long - short), 2),
-                                "wall_s": {str(args.short): round(short, 1), str(args.long): round(long, 1)}}
-            print(name, throughput[name], flush=True)
+        for repeat in range(args.repeats):  # round-robin, so a slow phase of the host hits every backend
+            for name, overrides in BACKENDS.items():
+                short, _ = crsim_run(args.short, overrides, Path(tmp) / f"{name}-short-{repeat}")
+                long, _ = crsim_run(args.long, overrides, Path(tmp) / f"{name}-long-{repeat}")
+                rates[name].append(round((args.long - args.short) / (long - short), 2))
+                print(name, repeat, rates[name][-1], flush=True)
+        throughput = {name: {"episodes_per_s": statistics.median(values), "runs": values}
+                      for name, values in rates.items()}
         memory = []
         for n in args.memory_runs:  # each in its own child: RUSAGE_CHILDREN's peak only grows, so largest last
             seconds, peak = crsim_run(n, BACKENDS["asyncio"], Path(tmp) / f"memory-{n}")
