@@ -126,3 +126,19 @@ def test_prompt_lists_review_aspects_for_the_llm():
 
     rendered = load_prompt("clarify_question").render(**variables)  # every placeholder is filled
     assert any("Topics reviewers write about: <<<smell" in text for _, text in rendered)
+
+
+def test_the_sparse_score_equals_split_score_to_the_bit():
+    """The step scores from the candidates with values only; the floats must not move."""
+    import random
+
+    from agents.steps.clarify import MISSING, _sparse_split_score
+
+    rnd = random.Random(0)
+    for _ in range(200):
+        n = rnd.randint(1, 60)
+        values = [rnd.choice([(), (MISSING,), ("a",), ("b",), ("a", "c"), ("d",)]) for _ in range(n)]
+        weights = [1.0 / (rank ** 0.5) for rank in range(1, n + 1)]
+        known = [rnd.choice([0.0, 0.3, 1.0, rnd.random()]) for _ in range(n)]
+        spoken = [(v, w * k) for v, w, k in zip(values, weights, known) if v and v != (MISSING,)]
+        assert _sparse_split_score(spoken, sum(weights)) == split_score(values, weights, known)
