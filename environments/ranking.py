@@ -38,7 +38,11 @@ def scores_from_action(action: Recommendation, candidates: Sequence[str],
 
 def tie_broken_order(scores: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Candidate positions, best first; equal scores in random (seeded) order."""
-    shuffled = rng.permutation(scores.shape[0])
+    return _stable_order(scores, rng.permutation(scores.shape[0]))
+
+
+def _stable_order(scores: np.ndarray, shuffled: np.ndarray) -> np.ndarray:
+    """`shuffled` sorted by descending score, keeping the shuffle's order among equals."""
     return shuffled[np.argsort(-scores[shuffled], kind="stable")]
 
 
@@ -57,35 +61,30 @@ class TieBrokenRanking:
         """The first `k` positions of `tie_broken_order(scores, rng)`."""
         n = self.scores.shape[0]
         if k >= n:
-            return self.shuffled[np.argsort(-self.scores[self.shuffled], kind="stable")]
+            return _stable_order(self.scores, self.shuffled)
         keyed = -self.scores[self.shuffled]
-        head = np.argpartition(keyed, k - 1)[:k]
-        kth = keyed[head].max()
+        kth = keyed[np.argpartition(keyed, k - 1)[k - 1]]
         # everything strictly better than the k-th value, then its ties in shuffle order
         candidates = np.flatnonzero(keyed <= kth)
         ordered = candidates[np.lexsort((candidates, keyed[candidates]))]
         return self.shuffled[ordered[:k]]
 
-    def rank(self, index: int) -> int:
-        """1-based position of candidate `index` in the tie-broken order."""
-        value = self.scores[index]
-        tied_before = np.count_nonzero((self.scores == value) & (self.slot < self.slot[index]))
-        return int(np.count_nonzero(self.scores > value) + tied_before + 1)
+    def tied_before(self, index: int) -> int:
+        """How many candidates with `index`'s score the shuffle puts before it."""
+        return int(np.count_nonzero((self.scores == self.scores[index]) & (self.slot < self.slot[index])))
 
 
 def rank_targets(scores: np.ndarray, order: np.ndarray | TieBrokenRanking,
                  targets: Sequence[tuple[str, int]]) -> list[TargetRank]:
     """Each (item id, candidate position) target's rank in `order`, in the order given."""
-    if isinstance(order, TieBrokenRanking):
-        position_of = order.rank
-    else:
+    if not isinstance(order, TieBrokenRanking):
         position = np.empty(order.shape[0], dtype=np.int64)
         position[order] = np.arange(1, order.shape[0] + 1)
-        position_of = position.__getitem__
     ranks = []
     for item_id, index in targets:
         value = scores[index]
-        ranks.append(TargetRank(item_id=item_id, rank=int(position_of(index)),
-                                n_better=int(np.count_nonzero(scores > value)),
+        n_better = int(np.count_nonzero(scores > value))
+        rank = n_better + order.tied_before(index) + 1 if isinstance(order, TieBrokenRanking) else int(position[index])
+        ranks.append(TargetRank(item_id=item_id, rank=rank, n_better=n_better,
                                 n_tied=int(np.count_nonzero(scores == value))))
     return ranks
