@@ -24,7 +24,6 @@ from environments.base import (
     Recommendation, RecommenderObservation, SeekerObservation, SeekerReply,
 )
 from environments.models import Role, Turn
-from environments.shopping.views import CustomerMove, CustomerView, SellerMove, SellerView
 
 Obs = TypeVar("Obs", contravariant=True)
 Act = TypeVar("Act", covariant=True)
@@ -50,15 +49,6 @@ class Recommender(Agent[RecommenderObservation, Recommendation], Protocol):
 
 class Seeker(Agent[SeekerObservation, SeekerReply], Protocol):
     """Answers the recommender, possibly accepting or quitting."""
-
-
-class Seller(Agent[SellerView, SellerMove], Protocol):
-    """Shopping assistant (TRACER protocol, `environments.shopping`): asks planned aspects,
-    explains, recommends one of the converged results, closes."""
-
-
-class Customer(Agent[CustomerView, CustomerMove], Protocol):
-    """Shopper simulator (TRACER protocol): states its sampled preference, asks, accepts."""
 
 
 class TurnState(TypedDict, total=False):

@@ -84,21 +84,7 @@ class SeekerReply:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class Curation:
-    """A curator's move in a set protocol (playlist curation): the items it shows this turn
-    (Y_t, best first), which of those to put into the set, and what it says.
-
-    Unlike a `Recommendation` it ranks nothing: a curator's retrieval is the list it shows,
-    and the set is built by its `add` and the seeker's `remove` (see `ItemInterface`)."""
-
-    response: str
-    shown: Sequence[str] = ()
-    add: Sequence[str] = ()
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
-Action = Recommendation | SeekerReply | Curation
+Action = Recommendation | SeekerReply
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ CATALOG_SCHEMA_VERSION = 1
 EPISODE_SCHEMA_VERSION = 3
 """2: `LLMCallSummary.cost_usd` added. 3: many targets (`targets`), per-turn `evaluations`
 (every target's rank, item-set state, mentions) instead of one `target_item`/`rankings`,
-free role names, item-set moves on turns. Older logs still load (see `simulators.logs`)."""
+free role names, item-set moves on turns. Older logs still load (see `simulators.engine.logs`)."""
 
 AttributeValue = str | list[str]
 

@@ -25,7 +25,7 @@ from pathlib import Path
 def child(n_items: int) -> None:
     """Mine one world twice (no encoder, then MiniLM) and print the figures as JSON."""
     from environments.search.aspects import mine_aspects
-    from environments.search.embeddings import get_encoder
+    from environments.search.encoders import get_encoder
     from environments.worlds import load_world
 
     catalog = load_world("restaurant", n_items=n_items, n_users=max(1200, n_items * 2 // 5))  # 3000: the default
@@ -54,7 +54,7 @@ def per_turn(repeats: int) -> dict[str, float]:
     """Microseconds per offline clarification question over the default world's top 50."""
     from agents.steps.clarify import ClarifyInput, ClarifyStep
     from environments.search.aspects import mine_aspects
-    from environments.search.embeddings import get_encoder
+    from environments.search.encoders import get_encoder
     from environments.worlds import load_world
 
     catalog = load_world("restaurant")

@@ -37,7 +37,7 @@ def timed(fn):
 
 
 async def run_batch(setup, recommender, seeker, episodes: int, run_dir: Path, seed: int):
-    from simulators.runner import run_episodes
+    from simulators.engine.runner import run_episodes
 
     return await run_episodes(setup, {"recommender": recommender, "seeker": seeker}, episodes=episodes, max_turns=5, seed=seed,
                               concurrency=1, run_dir=run_dir, config_hash="bench", progress=False)

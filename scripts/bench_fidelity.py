@@ -56,7 +56,7 @@ def main() -> None:
         payload = report.model_dump()
         payload["sweep_seconds"] = round(time.perf_counter() - started, 1)
         reports.append(payload)
-        from simulators.fidelity import format_report
+        from simulators.offline.fidelity import format_report
 
         print(format_report(report), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -68,11 +68,11 @@ def build_report(name: str, sweep: Path, k: int):  # noqa: ANN201 (FidelityRepor
     from environments.catalog.stats import catalog_statistics
     from environments.search.aspects import mine_aspects
     from environments.worlds import load_item_truth
-    from simulators.fidelity import (
+    from simulators.offline.fidelity import (
         FidelityReport, curve_from_results, oracle_curve, seeker_agreement, verbatim_review_sentences,
     )
-    from simulators.build import build_setup
-    from simulators.runlog import load_run
+    from simulators.engine.build import build_setup
+    from simulators.results.runlog import load_run
 
     jobs = sorted(path.parent for path in sweep.glob("*/results.csv"))
     curves, bm25 = [], None

@@ -472,7 +472,7 @@ async def bench_cached_sweep(server: ServerProcess, args: argparse.Namespace, sc
     HashEncoder, make_tiny_catalog = testing.HashEncoder, testing.make_tiny_catalog
     from agents.llm import backends
     from agents.llm.cache import with_cache
-    from simulators.runner import run_episodes
+    from simulators.engine.runner import run_episodes
 
     catalog = make_tiny_catalog()
     encoder = HashEncoder()

@@ -66,7 +66,7 @@ def encoder_report(name: str, episodes: int, run_dir: Path) -> dict[str, Any]:
     from agents.recommenders.retrieval import mined_aspects
     from agents.recommenders.sniprec.units import aspect_terms_of, item_units
     from agents.steps.snippets import ItemSnippetStep
-    from environments.search.embeddings import get_encoder
+    from environments.search.encoders import get_encoder
     from environments.worlds.cache import load_world
 
     catalog = load_world("restaurant")
@@ -103,7 +103,7 @@ def stage_latency(run_dir: Path, encoder: str, answers_wanted: int = 200) -> dic
     from agents.steps.clarify import ClarifyInput
     from agents.steps.snippets import ExpandInput, QuerySnippetInput, expanded, singular
     from environments.worlds.cache import load_world
-    from simulators.runlog import load_run
+    from simulators.results.runlog import load_run
 
     agent = build(load_world("restaurant"), expand=("paraphrase", "support", "opposite"), progress=False,
                   embedding_model=None if encoder == "minilm" else encoder)

@@ -1,7 +1,7 @@
 """Score SnipRec's offline item-snippet extractor against a synthetic world's labelled reviews.
 
 Aspect precision and recall per review, lacking-sentence recall, negation false positives
-and chatter kept (`simulators/snippet_eval.py`), with the aspect terms the recommender
+and chatter kept (`simulators/offline/snippets.py`), with the aspect terms the recommender
 itself uses (the catalog's attribute keys and values plus mined review aspects). Writes
 JSON (default `outputs/bench/eval_snippets.json`).
 
@@ -29,7 +29,7 @@ def main() -> None:
 
 def evaluate(domain: str, limit: int, out: Path) -> dict[str, object]:
     from environments.worlds.cache import load_truth, load_world
-    from simulators.snippet_eval import score_offline_extractor
+    from simulators.offline.snippets import score_offline_extractor
 
     catalog = load_world(domain)
     _, reviews = load_truth(catalog.path)

@@ -141,7 +141,7 @@ def run_llm_episode(model: Any, catalog: Any, encoder: Any, *, max_turns: int = 
     from agents.steps.summarize import SummarizeReviewsStep
     from environments.models import Role
     from environments.single_target import SingleTargetSetup
-    from simulators.episode import run_episode
+    from simulators.engine.episode import run_episode
 
     setup = SingleTargetSetup(catalog, target_pool_size=5)
     recommender = build_popularity(setup.recommender_catalog, llm=model)
@@ -171,7 +171,7 @@ def run_shopping_offline(setup: Any, n: int, *, bank: str = "a", question_rate: 
 
     from agents.customers.tracer import build as build_customer
     from agents.sellers.tracer import build as build_seller
-    from simulators.episode import run_episode
+    from simulators.engine.episode import run_episode
 
     agents = {"customer": build_customer(llm=llm, phrase_bank=bank, question_rate=question_rate),
               "seller": build_seller(llm=llm, phrase_bank=bank)}

@@ -29,12 +29,12 @@ import numpy as np
 
 from agents.base import GraphAgent, agent_from_function
 from agents.recommenders.playlist_query import DENSE_SEPARATOR, LEXICAL_SEPARATOR, query_parts
-from environments.base import Curation
 from environments.catalog import Catalog
 from environments.catalog.stats import play_counts
 from environments.datasets.cpcd import track_text
 from environments.errors import CrsimError
 from environments.models import Item, Role
+from environments.playlist import Curation
 
 SCORERS = ("bm25", "dense", "popularity")
 DOCUMENTS = ("card", "track")
@@ -69,7 +69,7 @@ def make_scorer(kind: str, catalog: Catalog, *, document: str = "card", encoder:
         return lambda parts: index.scores(LEXICAL_SEPARATOR.join(parts)) if parts else np.zeros(len(catalog.items))
     if kind == "dense":
         from environments.search.dense import DenseIndex
-        from environments.search.embeddings import get_encoder
+        from environments.search.encoders import get_encoder
 
         dense = DenseIndex.build(catalog, encoder or get_encoder(embedding_model), cache_dir, show_progress=False,
                                  document=text, exact=True)

@@ -24,9 +24,10 @@ from agents.recommenders.playlist_query import LEXICAL_SEPARATOR
 from agents.steps.playlist import (
     PickInput, Picks, PlaylistPickStep, PlaylistSearchStep, SearchInput, link_tracks,
 )
-from environments.base import Curation, ItemCard
+from environments.base import ItemCard
 from environments.catalog import Catalog
 from environments.models import Role
+from environments.playlist import Curation
 
 
 class LLMCurator(Curator):

@@ -8,7 +8,7 @@ tracks the user liked after each earlier one. Two query modes:
 Segments are joined by " [SEP] " for a sentence encoder (MiniLM's tokenizer reads it as
 its separator token) and by newlines for BM25, where "[SEP]" would be a word. Kept in
 `agents` so the curators (`curator.py`) and the offline evaluation
-(`simulators.evaluation.cpcd_queries`, which imports it) build the same text.
+(`simulators.offline.cpcd.queries`, which imports it) build the same text.
 """
 
 from __future__ import annotations

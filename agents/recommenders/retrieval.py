@@ -106,7 +106,7 @@ def mined_aspects(catalog: Catalog, max_aspects: int, embedding_model: str | Non
     if max_aspects <= 0 or not catalog.reviews:
         return None
     from environments.search.aspects import MinerSettings, mine_aspects
-    from environments.search.embeddings import get_encoder
+    from environments.search.encoders import get_encoder
 
     return mine_aspects(catalog, encoder=get_encoder(embedding_model), settings=MinerSettings(max_aspects=max_aspects),
                         cache_dir=cache_dir)

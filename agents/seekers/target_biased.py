@@ -26,8 +26,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agents.base import GraphAgent, TurnState
-from agents.steps.review_facts import facts_from_reviews
 from agents.steps.clarify import OPEN_QUESTION
+from agents.steps.review_facts import facts_from_reviews
 from agents.steps.seeker_answer import GIVING_UP, NOTHING_LEFT, AnswerInput, Fact, SeekerAnswerStep, Wording
 from agents.steps.summarize import SummarizeInput, SummarizeReviewsStep
 from agents.steps.text import pick, split_sentences
@@ -151,7 +151,7 @@ def build(llm: Any | None = None, embedding_model: str | None = None, no_prefere
           own_review_sentences: int = 3, dont_know_rate: float = 0.1, negative_share: float = 0.2,
           vague_share: float = 0.2) -> GraphAgent[SeekerContext]:
     """Hydra factory for `seeker=target_biased`."""
-    from environments.search.embeddings import get_encoder
+    from environments.search.encoders import get_encoder
 
     encoder = get_encoder(embedding_model)
     context = SeekerContext(

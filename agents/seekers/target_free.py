@@ -41,7 +41,7 @@ from environments.catalog import Catalog
 from environments.errors import CrsimError
 from environments.models import Role, Turn
 from environments.multi_target import PepperProfile
-from environments.search.embeddings import get_encoder
+from environments.search.encoders import get_encoder
 from environments.target_facts import TargetFact, domain_facts, plain_knowledge
 
 

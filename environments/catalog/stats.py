@@ -155,7 +155,7 @@ def music_statistics(catalog: Catalog) -> MusicStats:
     """`MusicStats` of a music catalog; goal playlists need it loaded from a directory
     (world themes live under `truth/`, conversations in `dialogues.jsonl`)."""
     from environments.errors import CrsimError
-    from environments.playlist_goals import load_goals
+    from environments.playlist.goals import load_goals
 
     per_artist: Counter[str] = Counter()
     per_album: Counter[tuple[str, ...]] = Counter()

@@ -8,7 +8,7 @@ On disk a catalog is a directory of JSONL files plus a manifest:
     users.jsonl     one UserProfile per line
 
 Imported datasets may add two files that `Catalog.load` leaves alone (their readers
-are `simulators.runlog.load_run` and `environments.catalog.interactions`):
+are `simulators.results.runlog.load_run` and `environments.catalog.interactions`):
 
     dialogues.jsonl     one logged Episode per line (ReDial, CPCD conversations)
     interactions.jsonl  one Interaction (user, item, value, source) per line

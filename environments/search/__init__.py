@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from environments.search.bm25 import BM25Index
     from environments.search.dense import DenseIndex
     from environments.search.ease import EaseIndex
-    from environments.search.embeddings import TextEncoder, get_encoder
+    from environments.search.embeddings import TextEncoder
+    from environments.search.encoders import get_encoder
     from environments.search.filters import AttributeFilter
     from environments.search.titles import TitleIndex
 
@@ -28,7 +29,7 @@ _WHERE = {
     "EaseIndex": "environments.search.ease",
     "TitleIndex": "environments.search.titles",
     "TextEncoder": "environments.search.embeddings",
-    "get_encoder": "environments.search.embeddings",
+    "get_encoder": "environments.search.encoders",
 }
 
 

@@ -14,7 +14,7 @@ batch-independent (`batch_invariant`) batch them. Bulk jobs (`encode_bulk`) batc
 their input lists are fixed, so their rows are reproducible.
 
 `sentence_transformers` takes 7-16 s to import and the model holds ~580 MB, so both are
-loaded on the first `encode`, and `get_encoder` hands out one shared instance per model.
+loaded on the first `encode`, and `encoders.get_encoder` hands out one shared instance per model.
 """
 
 from __future__ import annotations
@@ -192,38 +192,3 @@ def encode_bulk(encoder: Encoder, texts: Sequence[str]) -> np.ndarray:
     """`texts` encoded as one fixed list, bypassing a `TextEncoder`'s memo (build-time jobs:
     catalog documents, mined terms, phrase banks). Any object with `encode` works."""
     return getattr(encoder, "encode_uncached", encoder.encode)(list(texts))
-
-
-_ENCODERS: dict[str | None, TextEncoder] = {}
-_ENCODERS_LOCK = threading.Lock()
-
-
-def get_encoder(model: str | Path | None = None) -> TextEncoder:
-    """The process-wide encoder for `model` (None: the packaged MiniLM; "static": a static
-    token-table model distilled from it, see `static_embeddings`; "minilm-int8": MiniLM as int8
-    ONNX, the `onnx` extra, see `onnx_embeddings`); created once."""
-    key: str | None = None
-    if model in ("static", "minilm-int8"):
-        with _ENCODERS_LOCK:
-            if model not in _ENCODERS:
-                _ENCODERS[model] = _named_encoder(model)
-            return _ENCODERS[model]
-    if model is not None:
-        path = Path(model).expanduser()
-        key = str(path.resolve()) if path.exists() else str(model)
-    with _ENCODERS_LOCK:
-        encoder = _ENCODERS.get(key)
-        if encoder is None:
-            encoder = _ENCODERS[key] = TextEncoder(key)
-        return encoder
-
-
-def _named_encoder(name: str) -> TextEncoder:
-    if name == "static":
-        from environments.search.static_embeddings import StaticEncoder
-
-        return StaticEncoder()
-    from environments.search.onnx_embeddings import OnnxEncoder, _version
-
-    _version()  # a missing extra is a one-line error here, not an ImportError at the first turn
-    return OnnxEncoder()

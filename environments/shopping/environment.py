@@ -32,13 +32,13 @@ from environments.errors import CrsimError
 from environments.models import (
     EpisodeEvaluation, ItemMention, ItemSetState, Role, TerminationReason, Turn, TurnEvaluation,
 )
+from environments.catalog import load_catalog_dir
 from environments.shopping.domains import GLOSSES
 from environments.shopping.planner import Planner, PlanStep, converged
 from environments.shopping.preference import Feature, Preference, sample_preference
 from environments.shopping.products import ShoppingCatalog
 from environments.shopping.views import AspectHint, CustomerMove, CustomerView, SellerMove, SellerView
 from environments.shopping.world import generate_shopping_world
-from environments.single_target import load_catalog_dir
 
 CUSTOMER, SELLER = Role.customer.value, Role.seller.value
 MAX_CANDIDATES = 50

@@ -17,7 +17,7 @@ class SweepSummary(Callback):
         self.metrics = list(metrics) if metrics else None
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
-        from simulators.sweep_summary import summarize_sweep
+        from simulators.results.sweep import summarize_sweep
 
         sweep_dir = Path(config.hydra.sweep.dir)
         try:

@@ -17,24 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from environments.errors import CrsimError
+from simulators.cli.commands import command, dispatch
 
 FILES = ("items.jsonl", "reviews.jsonl", "users.jsonl", "dialogues.jsonl", "interactions.jsonl")
 
 
+@command(interrupted="nothing was written")
 def main(argv: list[str]) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not hasattr(args, "handler"):
-        parser.print_help()
-        return 0
-    try:
-        return args.handler(args)
-    except CrsimError as exc:
-        print(f"crsim: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("crsim: interrupted; nothing was written", file=sys.stderr)
-        return 130
+    return dispatch(build_parser(), argv)
 
 
 # ----------------------------------------------------------------------- parser
@@ -230,8 +220,8 @@ def _aspects(items: Path, top: int = 12) -> list[tuple[str, float]]:
 
 def _validate(directory: Path) -> dict[str, Any]:
     from environments.catalog.interactions import load_interactions
-    from environments.catalog.store import DIALOGUES, INTERACTIONS, Catalog
     from environments.catalog.jsonl import iter_jsonl
+    from environments.catalog.store import DIALOGUES, INTERACTIONS, Catalog
     from environments.models import Episode
 
     catalog = Catalog.load(directory)

@@ -1,7 +1,7 @@
 """`crsim eval ...`: offline evaluations of logged or recorded dialogues.
 
 `crsim eval cpcd` scores a retriever on CPCD's real conversations exactly as CPCD's
-public evaluator does (`simulators.evaluation.cpcd_protocol`), so its numbers sit next
+public evaluator does (`simulators.offline.cpcd.protocol`), so its numbers sit next
 to the paper's Table 5. `crsim eval dialogues` scores recommenders on logged dialogues
 (CRAG's protocol on ReDial; `simulators.cli.eval_dialogues`). Input problems print one `crsim: error: ...` line (file, line
 and field where there is one) and exit with status 2.
@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 from environments.errors import CrsimError
+from simulators.cli.commands import command, dispatch
 
 CPCD_DESCRIPTION = """\
 Score a retriever on CPCD conversations (cpcd_v1.dialogs.*.jsonl) the way CPCD's public
@@ -56,24 +57,13 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+@command()
 def main(argv: list[str]) -> int:
     if argv[:1] == ["dialogues"]:
         from simulators.cli.eval_dialogues import main as eval_dialogues
 
         return eval_dialogues(argv[1:])
-    p = parser()
-    args = p.parse_args(argv)
-    if not hasattr(args, "handler"):
-        p.print_help()
-        return 0
-    try:
-        return args.handler(args)
-    except CrsimError as exc:
-        print(f"crsim: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("crsim: interrupted", file=sys.stderr)
-        return 130
+    return dispatch(parser(), argv)
 
 
 def parse_ks(text: str) -> list[int]:
@@ -87,11 +77,11 @@ def parse_ks(text: str) -> list[int]:
 
 
 def run_cpcd(args: argparse.Namespace) -> int:
-    from simulators.evaluation.cpcd_data import load_cpcd, load_training_likes
-    from simulators.evaluation.cpcd_eval import (
+    from simulators.offline.cpcd.data import load_cpcd, load_training_likes
+    from simulators.offline.cpcd.evaluate import (
         PREDICTION_DEPTH, evaluate, print_scores, report, write_outputs, write_predictions,
     )
-    from simulators.evaluation.cpcd_retrievers import build_retriever
+    from simulators.offline.cpcd.retrievers import build_retriever
 
     ks = parse_ks(args.k)
     if args.retriever == "popularity" and not args.train:
@@ -106,7 +96,7 @@ def run_cpcd(args: argparse.Namespace) -> int:
         likes, train_sources = load_training_likes(args.train, args.tracks, data.conversations, progress=progress)
     encoder = None
     if args.encoder and args.retriever in ("dense", "hybrid"):
-        from environments.search.embeddings import get_encoder
+        from environments.search.encoders import get_encoder
 
         encoder = get_encoder(args.encoder)
     mark = time.perf_counter()

@@ -1,6 +1,6 @@
 """`crsim eval dialogues DIR --recommender NAME...`: recommenders on logged dialogues (CRAG §4.2).
 
-The evaluation itself is `simulators.dialogue_eval`; this module builds each named
+The evaluation itself is `simulators.offline.dialogues`; this module builds each named
 recommender from `conf/recommender/NAME.yaml` (plus `--set` overrides, exactly as
 `crsim run recommender=NAME ...` would compose it) on the evaluation's catalog view, runs
 it, writes `OUT/NAME/` (episodes.jsonl, llm_calls.jsonl, results.csv, config.yaml, so
@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from environments.errors import CrsimError, causes
+from environments.errors import CrsimError
+from simulators.cli.commands import command, user_error
 
 DESCRIPTION = """\
 Evaluate recommenders offline on the logged dialogues of an imported dataset (e.g.
@@ -64,7 +65,7 @@ def build_recommender(name: str, overrides: list[str], catalog: Any) -> tuple[An
     try:
         agent = instantiate(OmegaConf.create(node), catalog=catalog, _convert_="partial")
     except Exception as exc:  # Hydra wraps the factory's errors; ours (bad settings, no data) surface as is
-        cause = next((c for c in causes(exc) if isinstance(c, CrsimError)), None)
+        cause = user_error(exc)
         if cause is None:
             raise
         raise cause from None
@@ -76,9 +77,9 @@ def run_one(name: str, args: argparse.Namespace, setup: Any) -> Any:
     import yaml
     from tqdm.auto import tqdm
 
-    from simulators.dialogue_eval import CUTOFFS, dialogue_metrics, evaluate, metric_specs
-    from simulators.logs import EPISODES_FILE, LLM_CALLS_FILE, JsonlAppender
-    from simulators.results import results_frame, write_results_csv
+    from simulators.engine.logs import EPISODES_FILE, LLM_CALLS_FILE, JsonlAppender
+    from simulators.offline.dialogues import CUTOFFS, dialogue_metrics, evaluate, metric_specs
+    from simulators.results.table import results_frame, write_results_csv
 
     agent, node = build_recommender(name, args.overrides, setup.catalog)
     out = (args.out or args.dir / "eval-dialogues") / name
@@ -120,7 +121,7 @@ def run_one(name: str, args: argparse.Namespace, setup: Any) -> Any:
 def print_summary(frames: dict[str, Any], stats: dict[str, Any]) -> None:
     from rich.table import Table
 
-    from simulators.results import format_cell, table_console
+    from simulators.results.table import format_cell, table_console
 
     console = table_console()
     console.print(", ".join(f"{key}: {value:.3f}" if isinstance(value, float) else f"{key}: {value}"
@@ -137,25 +138,22 @@ def print_summary(frames: dict[str, Any], stats: dict[str, Any]) -> None:
     console.print(table)
 
 
+@command()
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
-    from simulators.cli.run import _quiet_environment
-    from simulators.dialogue_eval import prepare
+    from simulators.engine.hydra_setup import quiet_environment
+    from simulators.offline.dialogues import prepare
 
-    _quiet_environment()
-    try:
-        for flag, value, least in (("--limit", args.limit, 1), ("--concurrency", args.concurrency, 1),
-                                   ("--resamples", args.resamples, 1)):
-            if value is not None and value < least:
-                raise CrsimError(f"{flag} must be at least {least}, got {value}")
-        setup = prepare(args.dir, train_splits=args.train_split, test_split=args.test_split,
-                        candidates=args.candidates, limit=args.limit)
-        if not setup.turns:
-            raise CrsimError(f"{args.dir}: the test dialogues have no recommender turn that names a new item")
-        frames = {name: run_one(name, args, setup) for name in dict.fromkeys(args.recommender)}
-    except CrsimError as exc:
-        print(f"crsim: error: {exc}", file=sys.stderr)
-        return 2
+    quiet_environment()
+    for flag, value, least in (("--limit", args.limit, 1), ("--concurrency", args.concurrency, 1),
+                               ("--resamples", args.resamples, 1)):
+        if value is not None and value < least:
+            raise CrsimError(f"{flag} must be at least {least}, got {value}")
+    setup = prepare(args.dir, train_splits=args.train_split, test_split=args.test_split,
+                    candidates=args.candidates, limit=args.limit)
+    if not setup.turns:
+        raise CrsimError(f"{args.dir}: the test dialogues have no recommender turn that names a new item")
+    frames = {name: run_one(name, args, setup) for name in dict.fromkeys(args.recommender)}
     print_summary(frames, setup.stats())
     return 0
 

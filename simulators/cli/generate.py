@@ -7,7 +7,7 @@
 Trailing arguments are Hydra overrides of `crsim run experiment=tracer` (the same
 config), so LLM backends, `environment.catalog=DIR`, `environment.planner=random` or
 `seller.phrase_bank=b` work as in a run. `--phrase-bank` sets both agents' wording.
-Output per domain: see `simulators/shopping_generate.py`. Bad input is one
+Output per domain: see `simulators/offline/shopping_generate.py`. Bad input is one
 `crsim: error:` line and exit status 2.
 """
 
@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from simulators.cli.commands import command
 
 DOMAINS = ("electronics", "home_kitchen", "beauty")
 
@@ -51,7 +53,7 @@ def compose(overrides: list[str]) -> Any:
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
 
-    from simulators.cli.run import CONF_DIR, register_resolvers
+    from simulators.engine.hydra_setup import CONF_DIR, register_resolvers
 
     register_resolvers()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
@@ -61,10 +63,10 @@ def compose(overrides: list[str]) -> Any:
 def generate_domain(args: argparse.Namespace, domain: str | None, out: Path) -> dict[str, Any]:
     from omegaconf import OmegaConf
 
-    from simulators.build import build_setup
-    from simulators.config_hash import config_hash
-    from simulators.runner import build_agents_recorded, run_episodes
-    from simulators.shopping_generate import (
+    from simulators.engine.build import build_setup
+    from simulators.engine.config_hash import config_hash
+    from simulators.engine.runner import build_agents_recorded, run_episodes
+    from simulators.offline.shopping_generate import (
         WOS_FILE, compare_planners, generate_single_pass, table5, to_wos, write_stats, write_wos,
     )
 
@@ -109,29 +111,22 @@ def generate_domain(args: argparse.Namespace, domain: str | None, out: Path) -> 
     return stats
 
 
+@command()
 def main(argv: list[str]) -> int:
-    from environments.errors import CrsimError
-    from simulators.cli.run import _quiet_environment, user_error
+    from simulators.engine.hydra_setup import quiet_environment
 
     args = parser().parse_intermixed_args(argv)
     if args.dialogues < 1:
         parser().error(f"--dialogues must be at least 1, got {args.dialogues}")
     if args.domain not in (*DOMAINS, "all"):
         parser().error(f"--domain must be one of {', '.join(DOMAINS)} or all, got '{args.domain}'")
-    _quiet_environment()
+    quiet_environment()
     catalog = any(o.startswith("environment.catalog=") and not o.endswith("=null") for o in args.overrides)
     domains: list[str | None] = [None] if catalog else list(DOMAINS if args.domain == "all" else [args.domain])
     rows = []
-    try:
-        for domain in domains:
-            out = args.out / domain if domain is not None and len(domains) > 1 else args.out
-            rows.append(generate_domain(args, domain, out))
-    except Exception as exc:
-        cause = user_error(exc, CrsimError)
-        if cause is None:
-            raise
-        print(f"crsim: error: {cause}", file=sys.stderr)
-        return 2
+    for domain in domains:
+        out = args.out / domain if domain is not None and len(domains) > 1 else args.out
+        rows.append(generate_domain(args, domain, out))
     for stats in rows:
         print(json.dumps({k: v for k, v in stats.items() if k != "planner_comparison"}))
         comparison = stats.get("planner_comparison")

@@ -8,9 +8,10 @@ re-execution found the log reproduced), 1 when it found a difference, 2 on bad i
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
+
+from simulators.cli.commands import command
 
 DESCRIPTION = """\
 Replay logged episodes. One mode:
@@ -52,23 +53,17 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+@command()
 def main(argv: list[str]) -> int:
-    from environments.errors import CrsimError
-
-    args = parser().parse_intermixed_args(argv)
-    try:
-        return _dispatch(args)
-    except CrsimError as exc:
-        print(f"crsim: error: {exc}", file=sys.stderr)
-        return 2
+    return _dispatch(parser().parse_intermixed_args(argv))
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    from simulators.cli.run import _quiet_environment
-    from simulators.results import table_console
-    from simulators.runlog import load_run
+    from simulators.engine.hydra_setup import quiet_environment
+    from simulators.results.runlog import load_run
+    from simulators.results.table import table_console
 
-    _quiet_environment()
+    quiet_environment()
     console = table_console()
     run = load_run(args.log)
     for problem in run.problems:
@@ -89,8 +84,8 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _rescore(run: Any, console: Any) -> int:
     from simulators.replay.rescore import compare_with_logged, dialogue_stats, has_records, rescore
-    from simulators.results import print_results
-    from simulators.usage import has_usage, render_usage_table, usage_frame
+    from simulators.results.table import print_results
+    from simulators.results.usage import has_usage, render_usage_table, usage_frame
 
     if not has_records(run.episodes):
         console.print(dialogue_stats(run.episodes))
@@ -141,10 +136,10 @@ def _config_hash(run: Any) -> str:
 
 
 def _reexecute(run: Any, episodes: list, out: Path | None, console: Any) -> int:
+    from simulators.engine.runner import build_agents_recorded
     from simulators.replay.agents_config import build_setup, run_config, with_replayed_llms
     from simulators.replay.compare import first_divergence
     from simulators.replay.execute import fresh_logs, replay_episodes, save_replay_config
-    from simulators.runner import build_agents_recorded
 
     config = run_config(run)
     setup = build_setup(config["environment"])
@@ -189,11 +184,11 @@ def _agent_names(args: argparse.Namespace, roles: tuple[str, ...]) -> dict[str, 
 
 def _rerun_side(run: Any, episodes: list, args: argparse.Namespace, console: Any) -> int:
     from environments.errors import CrsimError
+    from simulators.engine.runner import build_agents_recorded
     from simulators.replay.agents_config import build_setup, compose_agent_config, run_config
     from simulators.replay.execute import fresh_logs, replay_episodes, save_replay_config
     from simulators.replay.scripted import ScriptedAgent
-    from simulators.runner import build_agents_recorded
-    from simulators.sweep_summary import job_overrides
+    from simulators.results.sweep import job_overrides
 
     config = run_config(run)
     setup = build_setup(config["environment"])
@@ -236,12 +231,12 @@ def _rerun_side(run: Any, episodes: list, args: argparse.Namespace, console: Any
 
 def _compare_tables(run: Any, replayed: list, label: str, out_dir: Path, console: Any) -> None:
     """Logged vs re-run metrics per turn, and their paired differences at the last turn."""
-    from simulators.plots import headline_metrics
     from simulators.report.paired import format_diff, paired_frame
     from simulators.report.tables import combined_frame, config_frames
-    from simulators.results import write_results_csv
-    from simulators.runlog import LoggedRun
-    from simulators.sweep_summary import render_comparison_table
+    from simulators.results.plots import headline_metrics
+    from simulators.results.runlog import LoggedRun
+    from simulators.results.sweep import render_comparison_table
+    from simulators.results.table import write_results_csv
 
     ids = {e.id for e in replayed}
     runs = [LoggedRun(out_dir / "episodes.jsonl", label, replayed, config=run.config),

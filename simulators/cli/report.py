@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from environments.errors import CrsimError
+from simulators.cli.commands import command
 
 DESCRIPTION = """\
 Report on a run or a whole sweep: results.csv / results.md (bootstrap 95% CI per metric,
@@ -29,16 +29,12 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+@command()
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     from simulators.report import build_report
 
-    try:
-        if args.resamples < 1:
-            raise CrsimError(f"--resamples must be at least 1, got {args.resamples}")
-        build_report(args.dir, args.out, catalog=args.catalog, metrics=args.metrics,
-                     n_resamples=args.resamples)
-    except CrsimError as exc:
-        print(f"crsim: error: {exc}", file=sys.stderr)
-        return 2
+    if args.resamples < 1:
+        raise CrsimError(f"--resamples must be at least 1, got {args.resamples}")
+    build_report(args.dir, args.out, catalog=args.catalog, metrics=args.metrics, n_resamples=args.resamples)
     return 0

@@ -11,69 +11,35 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import sys
 from pathlib import Path
 from typing import Any
 
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
-
-
-def _quiet_environment() -> None:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-
-
-MAX_DIRNAME = 120
-
-
-def safe_dirname(overrides: str) -> str:
-    """A sweep job's directory name from its overrides: one path component, bounded length.
-
-    Override values can hold slashes (`base_url=http://...`, catalog paths), which would
-    nest directories, and a long override list would pass the 255-byte name limit; long
-    names keep their start and get a hash of the whole so they stay distinct.
-    """
-    import hashlib
-
-    name = overrides.replace("/", "_").replace("\\", "_") or "default"
-    if len(name) > MAX_DIRNAME:
-        name = f"{name[:MAX_DIRNAME - 9]}-{hashlib.sha1(overrides.encode()).hexdigest()[:8]}"
-    return name
-
-
-def register_resolvers() -> None:
-    """OmegaConf resolvers `conf/` uses (composing the config outside `crsim run` needs them too)."""
-    from omegaconf import OmegaConf
-
-    if not OmegaConf.has_resolver("crsim_dirname"):
-        OmegaConf.register_new_resolver("crsim_dirname", safe_dirname)
+from simulators.engine.hydra_setup import CONF_DIR, quiet_environment, register_resolvers
 
 
 def run_hydra(overrides: list[str]) -> int:
     """Hand the overrides to a Hydra app (single run or multirun)."""
     import hydra
 
-    _quiet_environment()
+    quiet_environment()
     register_resolvers()
     if not CONF_DIR.is_dir():
         print(f"crsim: config directory {CONF_DIR} not found (install crsim with `pip install -e .`)",
               file=sys.stderr)
         return 2
 
-    from environments.errors import CrsimError
+    from simulators.cli.commands import exit_status
     from simulators.cli.precheck import check_overrides
 
     try:
         check_overrides(CONF_DIR, overrides)
-    except CrsimError as exc:
-        print(f"crsim: error: {exc}", file=sys.stderr)
-        return 2
+    except Exception as exc:
+        status = exit_status(exc)
+        if status is None:
+            raise
+        return status
 
     @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
     def app(cfg: Any) -> None:
@@ -97,44 +63,30 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-INTERRUPTED = 130  # the shell's status for a SIGINT
-
-
 def run_experiment(cfg: Any) -> Any:
     """The body of one Hydra job: build, run, score, report. Returns the results frame."""
-    from environments.errors import CrsimError
+    from simulators.cli.commands import exit_status
 
     try:
         return _run(cfg)
-    except KeyboardInterrupt:
-        print(f"crsim: interrupted: {interrupted_summary(cfg)}", file=sys.stderr)
-        sys.exit(INTERRUPTED)
-    except Exception as exc:
-        cause = user_error(exc, CrsimError)
-        if cause is None:
+    except (Exception, KeyboardInterrupt) as exc:
+        status = exit_status(exc, lambda: interrupted_summary(cfg))
+        if status is None:
             raise
-        print(f"crsim: error: {cause}", file=sys.stderr)
-        sys.exit(2)
+        sys.exit(status)
 
 
 def interrupted_summary(cfg: Any) -> str:
     """How far an interrupted run got and how to finish it."""
     from hydra.core.hydra_config import HydraConfig
 
-    from simulators.config_hash import config_hash
-    from simulators.runner import logged_episodes
+    from simulators.engine.config_hash import config_hash
+    from simulators.engine.runner import logged_episodes
 
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     done = logged_episodes(run_dir, config_hash(cfg))
     return (f"{len(done)} of {cfg.get('episodes')} episodes are finished and logged in {run_dir}; "
             f"run the same command with hydra.run.dir={run_dir} to finish the rest")
-
-
-def user_error(exc: BaseException, kind: type[Exception]) -> BaseException | None:
-    """The `kind` error behind `exc`, if any: Hydra wraps factory errors in its own exception."""
-    from environments.errors import causes
-
-    return next((cause for cause in causes(exc) if isinstance(cause, kind)), None)
 
 
 def _run(cfg: Any) -> Any:
@@ -143,15 +95,15 @@ def _run(cfg: Any) -> Any:
     from omegaconf import OmegaConf
 
     from agents.llm.budget import RunBudget
-    from simulators.build import build_setup, metric_specs
-    from simulators.config_hash import config_hash, resolved_config
-    from simulators.evaluators import build_evaluators, run_evaluators
+    from simulators.engine.build import build_setup, metric_specs
+    from simulators.engine.config_hash import config_hash, resolved_config
+    from simulators.engine.run_keys import check_run_keys
+    from simulators.engine.runner import build_agents_recorded, run_episodes, run_episodes_in_processes
+    from simulators.evaluators.base import build_evaluators, run_evaluators
     from simulators.metrics import build_metrics
-    from simulators.plots import headline_metrics, plot_metrics_vs_turn
-    from simulators.results import print_results, results_frame, table_console, write_results_csv
-    from simulators.run_keys import check_run_keys
-    from simulators.runner import build_agents_recorded, run_episodes, run_episodes_in_processes
-    from simulators.usage import has_usage, render_usage_table, usage_frame, write_usage_csv
+    from simulators.results.plots import headline_metrics, plot_metrics_vs_turn
+    from simulators.results.table import print_results, results_frame, table_console, write_results_csv
+    from simulators.results.usage import has_usage, render_usage_table, usage_frame, write_usage_csv
 
     keys = check_run_keys(cfg)
     run_dir = Path(HydraConfig.get().runtime.output_dir)

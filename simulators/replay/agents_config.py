@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from environments.errors import CrsimError
-from simulators.build import build_agent, build_setup
-from simulators.runlog import LLM_CALLS_FILE, LoggedRun
+from simulators.engine.build import build_agent, build_setup
+from simulators.results.runlog import LLM_CALLS_FILE, LoggedRun
 
 __all__ = ["build_agent", "build_setup", "compose_agent_config", "recorded_model", "run_config",
            "with_replayed_llms"]
@@ -41,7 +41,7 @@ def compose_agent_config(role: str, name: str, run_config: dict[str, Any],
     from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
 
-    from simulators.cli.run import CONF_DIR, register_resolvers
+    from simulators.engine.hydra_setup import CONF_DIR, register_resolvers
 
     register_resolvers()
     shared = [f"{key}={json.dumps(value)}" for key, value in run_config.items()

@@ -19,10 +19,10 @@ from typing import Any
 
 from environments.errors import CrsimError
 from environments.models import Episode
-from simulators.episode import episode_seed, run_episode
-from simulators.logs import EPISODES_FILE, LLM_CALLS_FILE, TIMINGS_FILE
+from simulators.engine.episode import episode_seed, run_episode
+from simulators.engine.logs import EPISODES_FILE, LLM_CALLS_FILE, TIMINGS_FILE
+from simulators.engine.outcomes import RunLogs
 from simulators.replay.scripted import logged_evaluations
-from simulators.runner import RunLogs
 
 Agents = dict[str, Any]  # role -> agent
 

@@ -2,7 +2,7 @@
 
 Each turn shows who spoke and what was said, the items shown with it (targets marked),
 the feedback and item-set moves it made, and what the evaluator recorded after it (a
-target's rank, the item set, ...; `simulators.evaluation_text`). Titles come from the
+target's rank, the item set, ...; `simulators.results.evaluation_text`). Titles come from the
 catalog when one is at hand, else ids are shown. Works for any protocol's log.
 """
 
@@ -15,7 +15,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from environments.models import Episode, Item
-from simulators.evaluation_text import describe_evaluation, records_by_source
+from simulators.results.evaluation_text import describe_evaluation, records_by_source
 
 ROLE_STYLE = {"recommender": "bold cyan", "seeker": "bold green"}
 MAX_TARGETS_SHOWN = 5

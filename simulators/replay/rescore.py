@@ -18,8 +18,8 @@ from rich.table import Table
 
 from environments.models import Episode, TerminationReason
 from simulators.replay.scripted import logged_moves
-from simulators.results import read_results_csv, results_frame
-from simulators.runlog import LoggedRun
+from simulators.results.runlog import LoggedRun
+from simulators.results.table import read_results_csv, results_frame
 
 RESULTS_FILE = "results.csv"
 

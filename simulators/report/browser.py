@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from environments.models import Episode, Turn, TurnEvaluation
-from simulators.evaluation_text import describe_evaluation, records_by_source
-from simulators.runlog import LoggedRun
+from simulators.results.evaluation_text import describe_evaluation, records_by_source
+from simulators.results.runlog import LoggedRun
 
 MAX_TEXT = 6000
 

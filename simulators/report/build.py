@@ -16,11 +16,11 @@ import pandas as pd
 from rich.console import Console
 from rich.markup import escape
 
-from simulators.logs import LogProblem
+from simulators.engine.logs import LogProblem
 from simulators.report import browser, cards, figures, html, paired, tables
-from simulators.results import table_console, write_results_csv
-from simulators.runlog import LLM_CALLS_FILE, LoggedRun, load_runs, read_llm_calls
-from simulators.sweep_summary import render_comparison_table
+from simulators.results.runlog import LLM_CALLS_FILE, LoggedRun, load_runs, read_llm_calls
+from simulators.results.sweep import render_comparison_table
+from simulators.results.table import table_console, write_results_csv
 
 REPORT_DIR = "report"
 

@@ -18,7 +18,7 @@ from typing import Any
 from environments.catalog.store import Catalog
 from environments.errors import CrsimError
 from environments.models import Episode, Item
-from simulators.runlog import LoggedRun
+from simulators.results.runlog import LoggedRun
 
 MAX_ATTRIBUTES = 4
 MAX_DESCRIPTION = 160
@@ -70,7 +70,7 @@ def catalog_from_config(config: dict[str, Any]) -> Catalog:
     environment = config.get("environment")
     if not isinstance(environment, dict) or "_target_" not in environment:
         raise CrsimError("the run's config.yaml names no environment")
-    from simulators.build import build_setup
+    from simulators.engine.build import build_setup
 
     setup = build_setup(environment)
     catalog = getattr(setup, "catalog", None)

@@ -1,4 +1,4 @@
-"""The report's metric-vs-turn PNGs, drawn by `simulators.plots`.
+"""The report's metric-vs-turn PNGs, drawn by `simulators.results.plots`.
 
 `metrics.png` is the overview `crsim run` also draws (hits@10 and MRR when selected);
 then one PNG per selected metric, because a single figure with every metric side by side
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from simulators.plots import headline_metrics, plot_metrics_vs_turn
+from simulators.results.plots import headline_metrics, plot_metrics_vs_turn
 
 
 def plot_file_name(metric: str) -> str:

@@ -21,8 +21,8 @@ import pandas as pd
 from environments.models import Episode
 from simulators.metrics import Metric, episode_metrics, is_scorable, metric_from_name
 from simulators.report.tables import md_escape
-from simulators.runlog import LoggedRun
-from simulators.stats import paired_bootstrap_diff
+from simulators.results.runlog import LoggedRun
+from simulators.results.stats import paired_bootstrap_diff
 
 PAIRED_COLUMNS: tuple[str, ...] = (
     "config_a", "config_b", "turn", "metric", "n_pairs", "mean_a", "mean_b",

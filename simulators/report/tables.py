@@ -15,8 +15,8 @@ from pathlib import Path
 import pandas as pd
 
 from simulators.metrics import select_metrics
-from simulators.results import COLUMNS, directions, format_cell, results_frame
-from simulators.runlog import LoggedRun
+from simulators.results.runlog import LoggedRun
+from simulators.results.table import COLUMNS, directions, format_cell, results_frame
 
 
 def config_frames(

@@ -8,7 +8,7 @@ import pytest
 from langgraph.graph import END, START, StateGraph
 
 from agents.base import GraphAgent, TurnState, check_runs_on_loop, threaded_parts
-from simulators.episode import orchestrator
+from simulators.engine.episode import orchestrator
 
 
 def _graph(node, route):
@@ -52,7 +52,7 @@ def test_offline_episodes_never_use_the_thread_pool(tiny_catalog, tmp_path, monk
     from agents.recommenders import bm25
     from agents.seekers import target_biased
     from environments.single_target import SingleTargetSetup
-    from simulators.runner import run_episodes
+    from simulators.engine.runner import run_episodes
 
     def refuse(self, executor, func, *args):
         raise AssertionError(f"an episode step ran on the thread pool: {func!r}")

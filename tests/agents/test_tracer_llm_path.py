@@ -17,7 +17,7 @@ from openai_stub_server import Reply, crsim_responder
 from agents.llm import backends
 from agents.steps.shopping_single_pass import PlannedFeature, SinglePassInput, SinglePassStep
 from environments.models import TerminationReason
-from simulators.shopping_eval import ShoppingEvaluator
+from simulators.evaluators.shopping import ShoppingEvaluator
 
 
 def echo_tracker(request: dict) -> str:

@@ -37,7 +37,7 @@ def build(catalog: Catalog, llm: Any | None = None, *, unit: str = "snippet", ex
     """A SnipRec recommender over `catalog` (the recommender's view).
 
     `encoder` replaces the sentence encoder named by `embedding_model` (tests pass a small one)."""
-    from environments.search.embeddings import get_encoder
+    from environments.search.encoders import get_encoder
 
     _check("unit", unit, UNITS)
     _check("validator", validator, VALIDATORS)

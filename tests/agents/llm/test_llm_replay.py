@@ -18,7 +18,8 @@ from agents.llm.replay import ReplayChatModel, ReplayMissError, replay
 from agents.llm.structured import LLMFatalError, run_structured
 from agents.prompts import PromptTemplate
 from environments.models import TerminationReason
-from simulators.runner import LLM_CALLS_FILE, RunLogs
+from simulators.engine.logs import LLM_CALLS_FILE
+from simulators.engine.outcomes import RunLogs
 
 CONF = Path(__file__).resolve().parents[3] / "conf"
 PROMPT = PromptTemplate.from_text("## system\nYou rate {noun}.\n\n## user\nRate {title}.", name="rate")

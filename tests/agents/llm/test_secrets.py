@@ -27,7 +27,7 @@ from openai_stub_server import (
     rate_limited,
 )
 
-from simulators.runner import RunLogs
+from simulators.engine.outcomes import RunLogs
 
 SECRET = "sk-test-SECRET-123"
 KEY_PARTS = (SECRET, "SECRET-123", "sk-test")

@@ -149,7 +149,7 @@ def test_a_catalog_without_positive_signals_cannot_fit_ease():
 
 def test_crag_runs_an_interactive_single_target_episode(tmp_path):
     from environments.single_target import SingleTargetSetup
-    from simulators.episode import run_episode
+    from simulators.engine.episode import run_episode
 
     setup = SingleTargetSetup(make_tiny_catalog(), target_pool_size=5)  # EASE from users' liked history
     recommender = build(setup.recommender_catalog, encoder=HashEncoder(), cache_dir=str(tmp_path))

@@ -11,12 +11,12 @@ import pytest
 from agents.recommenders.curator import Curator, build, card_text, play_counts
 from agents.recommenders.playlist_query import query_parts
 from crsim_testing import HashEncoder
-from environments.base import Curation, SeekerReply
+from environments.base import SeekerReply
 from environments.catalog import Catalog
 from environments.errors import CrsimError
 from environments.models import CatalogManifest, Item, Role
-from environments.playlist import PlaylistSetup
-from environments.playlist_goals import PlaylistGoal, theme_brief
+from environments.playlist import Curation, PlaylistSetup
+from environments.playlist.goals import PlaylistGoal, theme_brief
 
 SEEKER, CURATOR = Role.seeker.value, Role.recommender.value
 

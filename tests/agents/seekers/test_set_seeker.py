@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from agents.seekers.set_seeker import SetSeeker, build, lexicon_for
-from environments.base import Curation, ItemCard
+from environments.base import ItemCard
 from environments.catalog import Catalog
 from environments.models import Role, TerminationReason
-from environments.playlist import PlaylistSetup
-from environments.playlist_goals import ThemeBrief
+from environments.playlist import Curation, PlaylistSetup
+from environments.playlist.goals import ThemeBrief
 from environments.worlds.music import generate_music_world
 from environments.worlds.music_vocab import SEEKER_MUSIC_WORDS
 

@@ -8,7 +8,7 @@ from environments.catalog import Catalog
 from environments.catalog.interactions import load_interactions
 from environments.datasets.cpcd import CpcdOptions, import_cpcd
 from environments.errors import CatalogError, CrsimError
-from simulators.runlog import load_run
+from simulators.results.runlog import load_run
 
 
 def track(tid, title, artists, album, cluster):

@@ -12,7 +12,7 @@ from environments.catalog.interactions import load_interactions
 from environments.datasets.redial import RedialOptions, import_redial
 from environments.errors import CatalogError, CrsimError
 from environments.models import Episode
-from simulators.runlog import load_run
+from simulators.results.runlog import load_run
 
 MOVIES_CSV = """movieId,movieName,nbMentions
 111776,Super Troopers (2001),59

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from environments.errors import CrsimError
-from environments.search import embeddings
-from environments.search.embeddings import get_encoder
+from environments.search import encoders
+from environments.search.encoders import get_encoder
 
 TEXTS = [
     "The lamb kebab was tender and cheap.",
@@ -57,6 +57,6 @@ def test_a_missing_package_is_a_one_line_error(monkeypatch):
         return real(name)
 
     monkeypatch.setattr(metadata, "version", version)
-    monkeypatch.setattr(embeddings, "_ENCODERS", {})
+    monkeypatch.setattr(encoders, "_ENCODERS", {})
     with pytest.raises(CrsimError, match=r"reinstall it \(pip install -e \.\), or choose embedding_model=null"):
         get_encoder("minilm-int8")

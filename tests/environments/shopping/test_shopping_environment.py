@@ -64,3 +64,9 @@ def test_a_seller_that_never_closes_is_stopped(mugs):
 def test_a_catalog_without_shoppable_products_is_one_clear_error(mugs):
     with pytest.raises(CrsimError, match="no product with 2 or more features"):
         ShoppingSetup(Catalog(mugs.manifest, [mugs.item("bad")]))
+
+
+def test_keeps_the_environment_contract(mugs):
+    from environments.check import check_environment
+
+    check_environment(ShoppingSetup(mugs), rounds=3)

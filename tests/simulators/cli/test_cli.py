@@ -101,7 +101,7 @@ def test_same_config_and_seed_give_identical_episode_logs(tiny_catalog_dir, tmp_
 
 
 def test_sweep_job_directory_names_are_one_bounded_path_component():
-    from simulators.cli.run import MAX_DIRNAME, safe_dirname
+    from simulators.engine.hydra_setup import MAX_DIRNAME, safe_dirname
 
     assert safe_dirname("recommender=bm25,seed=1") == "recommender=bm25,seed=1"
     assert "/" not in safe_dirname("seeker.llm.base_url=http://127.0.0.1:8000/v1")

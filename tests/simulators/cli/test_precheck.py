@@ -7,7 +7,7 @@ import pytest
 from crsim_testing import crsim
 from environments.errors import CrsimError
 from simulators.cli.precheck import check_overrides
-from simulators.cli.run import CONF_DIR, register_resolvers
+from simulators.engine.hydra_setup import CONF_DIR, register_resolvers
 
 
 @pytest.mark.parametrize(("overrides", "expected"), [
@@ -65,7 +65,7 @@ def _compose(overrides):
      "'nosuch'); check the name and that its package is installed"),
 ])
 def test_an_agent_value_its_factory_cannot_take_is_one_line_naming_key_and_factory(overrides, expected, tiny_catalog):
-    from simulators.build import instantiate_group
+    from simulators.engine.build import instantiate_group
 
     cfg = _compose(overrides)
     with pytest.raises(CrsimError) as caught:
@@ -74,7 +74,7 @@ def test_an_agent_value_its_factory_cannot_take_is_one_line_naming_key_and_facto
 
 
 def test_an_environment_value_its_factory_rejects_names_the_key(tiny_catalog_dir):
-    from simulators.build import build_setup
+    from simulators.engine.build import build_setup
 
     cfg = _compose([f"environment.catalog={tiny_catalog_dir}", "environment.target_sampling=weird"])
     with pytest.raises(CrsimError) as caught:
@@ -85,7 +85,7 @@ def test_an_environment_value_its_factory_rejects_names_the_key(tiny_catalog_dir
 
 
 def test_a_factory_bug_is_not_passed_off_as_a_config_mistake():
-    from simulators.build import instantiate_group
+    from simulators.engine.build import instantiate_group
 
     with pytest.raises(ZeroDivisionError):
         instantiate_group("recommender", _compose([]).recommender, catalog=_Exploding())

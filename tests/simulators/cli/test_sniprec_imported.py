@@ -51,7 +51,7 @@ def test_all_five_systems_run_on_the_imported_catalog(sweep):
 def test_the_index_holds_nothing_the_view_withholds(sweep):
     from agents.recommenders.sniprec import build
     from environments.catalog import Catalog
-    from simulators.build import build_setup
+    from simulators.engine.build import build_setup
 
     catalog_dir, _ = sweep
     config = OmegaConf.load(next(sweep[1].glob("*/config.yaml")))

@@ -93,3 +93,12 @@ def test_nothing_in_simulators_names_the_protocol():
     sources = "\n".join(p.read_text() for p in (REPO / "simulators").rglob("*.py"))
     for word in ("toy_basket", "broker", "buyer", "basket"):
         assert word not in sources
+
+
+def test_the_toy_protocol_keeps_the_environment_contract(monkeypatch):
+    from environments.check import check_environment
+
+    monkeypatch.syspath_prepend(str(TOY))
+    import toy_basket
+
+    check_environment(toy_basket.build(), rounds=3)

@@ -11,7 +11,7 @@ from crsim_testing import crsim
 
 from environments.models import Role
 from simulators.cli.replay import main
-from simulators.logs import read_episodes
+from simulators.engine.logs import read_episodes
 
 
 def _episodes(path: Path) -> list:

@@ -8,7 +8,7 @@ from pathlib import Path
 from crsim_testing import make_episode
 from environments.models import TerminationReason
 from simulators.report.paired import paired_frame, paired_markdown, shared_episodes
-from simulators.runlog import LoggedRun
+from simulators.results.runlog import LoggedRun
 
 METRICS = ["hits@1", "mrr", "avg_position"]
 

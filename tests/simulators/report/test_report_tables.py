@@ -10,8 +10,8 @@ from environments.errors import CrsimError
 from environments.models import TerminationReason
 from simulators.metrics import MRR, HitsAt
 from simulators.report import tables
-from simulators.results import results_frame
-from simulators.runlog import LoggedRun
+from simulators.results.runlog import LoggedRun
+from simulators.results.table import results_frame
 
 
 def _run(label: str, episodes, path) -> LoggedRun:

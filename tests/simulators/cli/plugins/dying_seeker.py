@@ -12,7 +12,7 @@ import signal
 from typing import Any
 
 from agents.seekers.target_biased import build as build_target_biased
-from simulators.episode import episode_seed
+from simulators.engine.episode import episode_seed
 
 
 def build(llm: Any = None, die_at: int = 3, run_seed: int = 0, **options: Any) -> Any:

@@ -1,0 +1,113 @@
+"""Single-target recommendation (the SnipRec protocol).
+
+Each episode hides one target item. The recommender opens with a fixed question, then
+every turn returns a ranking of all candidates and a question; the item interface shows
+its top-K; the seeker answers. The evaluator records where the target landed each turn.
+
+`SingleTargetSetup` holds what all episodes share (catalog, target pool, the
+recommender's catalog view with the seekers' own reviews withheld) and is what Hydra
+builds; `new_episode()` gives a fresh, cheap `SingleTargetEnvironment` per episode, so
+episodes can run concurrently. Moves, observations and the per-turn ranks are
+`TargetRankingEnvironment`'s (shared with the multi-target protocol); this module only
+says who the seeker is and which item is its target.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from environments.catalog import Catalog, load_catalog
+from environments.models import Role
+from environments.single_target.holdout import TargetSlot, draw_target_pool
+from environments.single_target.profile import TargetBiasedProfile
+from environments.target_facts import target_knowledge
+from environments.target_ranking import TargetRankingEnvironment, TargetRankingSetup
+
+DEFAULT_OPENING = "Hello, what category of {item_noun} are you looking for?"
+
+
+class SingleTargetSetup(TargetRankingSetup):
+    """Shared, read-only state for all episodes of a run."""
+
+    name = "single_target"
+
+    def __init__(self, catalog: Catalog, *, target_pool_size: int = 500, holdout_seed: int = 0,
+                 top_k: int = 4, opening_question: str | None = None, max_positive_reviews: int = 10,
+                 target_sampling: str = "by_reviews"):
+        self.catalog = catalog
+        self.pool: list[TargetSlot] = draw_target_pool(catalog, target_pool_size, holdout_seed)
+        self.pool_weights = target_weights(catalog, self.pool, target_sampling)
+        self.recommender_catalog = catalog.without(
+            reviews=[slot.review_id for slot in self.pool],
+            interactions=[(catalog.review_by_id[slot.review_id].user_id, slot.item_id) for slot in self.pool],
+        )
+        self.top_k = top_k
+        self.opening_question = (opening_question or DEFAULT_OPENING).format(item_noun=catalog.item_noun)
+        self.max_positive_reviews = max_positive_reviews
+        self.items_by_id = {item.id: item for item in catalog.items}
+
+    def new_episode(self) -> SingleTargetEnvironment:
+        return SingleTargetEnvironment(self)
+
+    def agent_catalog(self, role: str) -> Catalog | None:
+        return self.recommender_catalog if role == Role.recommender else None
+
+    def profile_for(self, slot: TargetSlot) -> TargetBiasedProfile:
+        item = self.catalog.item(slot.item_id)
+        others = [r for r in self.catalog.reviews_by_item.get(item.id, []) if r.id != slot.review_id]
+        positive = tuple(r.text for r in sorted(others, key=lambda r: (-r.rating, -r.helpful_votes, r.id))
+                         if r.rating >= 4.0)[: self.max_positive_reviews]
+        own = self.catalog.review_by_id[slot.review_id].text
+        return TargetBiasedProfile(item.id, item.title, dict(item.attributes), item.description, positive, own,
+                                   target_knowledge(self.catalog, item))
+
+
+def target_weights(catalog: Catalog, pool: list[TargetSlot], sampling: str) -> np.ndarray:
+    """How often each pool item is an episode's target.
+
+    `by_reviews` (default): in proportion to its positive reviews, as if each episode's
+    seeker were a random reviewer who liked a pool item - popular items come up more
+    often, as they do in review datasets, which is what lets popularity beat random.
+    `uniform`: every pool item alike.
+    """
+    if sampling == "uniform":
+        return np.full(len(pool), 1.0 / len(pool))
+    if sampling != "by_reviews":
+        raise ValueError(f"target_sampling={sampling!r}; expected by_reviews or uniform")
+    counts = np.array([sum(r.rating >= 4.0 for r in catalog.reviews_by_item.get(slot.item_id, []))
+                       for slot in pool], dtype=float)
+    return counts / counts.sum()
+
+
+def build_single_target(catalog: str | None = None, world: dict[str, Any] | None = None,
+                        **options: Any) -> SingleTargetSetup:
+    """Hydra factory: load `catalog` (a directory) or the synthetic `world` it describes."""
+    return SingleTargetSetup(load_catalog(catalog, world), **options)
+
+
+class SingleTargetEnvironment(TargetRankingEnvironment):
+    name = "single_target"
+    setup: SingleTargetSetup
+
+    def __init__(self, setup: SingleTargetSetup):
+        super().__init__(setup)
+        self._slot: TargetSlot | None = None
+
+    def reset(self, *, seed: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The target is drawn from the pool by `pool_weights`; `options={"target": id}` names one."""
+        rng = self._start(seed)
+        pool = self.setup.pool
+        if options and "target" in options:
+            matches = [slot for slot in pool if slot.item_id == options["target"]]
+            if not matches:
+                raise ValueError(f"item '{options['target']}' is not in the target pool")
+            self._slot = matches[0]
+        else:
+            self._slot = pool[int(rng.choice(len(pool), p=self.setup.pool_weights))]
+        return self._open(self.setup.profile_for(self._slot))
+
+    def target_ids(self) -> list[str]:
+        assert self._slot is not None
+        return [self._slot.item_id]

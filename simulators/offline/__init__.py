@@ -1,0 +1,4 @@
+"""Evaluation outside `crsim run`: recommenders on logged dialogues (`dialogues`), CPCD's
+retrieval protocol (`cpcd`), snippet extraction against a world's truth (`snippets`), the
+seeker's fidelity to its target (`fidelity`) and TRACER's dialogue generation
+(`shopping_generate`)."""
