@@ -41,6 +41,10 @@ plug-ins:       hydra.searchpath=[file:///path/to/your/conf] recommender=your_re
   eval dialogues DIR --recommender NAME...
                             recommenders on logged dialogues (e.g. a ReDial import):
                             Recall/NDCG@K of the items each turn names (crsim eval dialogues --help)
+  validate RUN... --against DIR
+                            simulated seekers beside the real ones of an imported corpus:
+                            shape, language, shortcuts, a real-vs-simulated classifier, each
+                            with a 95% CI (crsim validate --help)
 """
 
 #: command -> module with a `main(argv) -> int`; imported only when the command runs.
@@ -50,6 +54,7 @@ SUBCOMMANDS = {
     "data": "simulators.cli.data",
     "generate": "simulators.cli.generate",
     "eval": "simulators.cli.eval",
+    "validate": "simulators.cli.validate",
 }
 
 

@@ -1,0 +1,54 @@
+"""`crsim validate`: runs beside a corpus, written to validity.csv and a plot."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from crsim_testing import make_tiny_catalog
+from environments.models import Episode, Role, TerminationReason, Turn
+from simulators.cli.validate import main
+
+
+def _dialogue(index: int, seeker_texts: list[str], split: str | None = None) -> Episode:
+    turns = []
+    for text in seeker_texts:
+        turns.append(Turn(index=len(turns), role=Role.recommender, text="What would you like?"))
+        turns.append(Turn(index=len(turns), role=Role.seeker, text=text))
+    return Episode(id=f"d{index}", index=index, config_hash="x", seed=0, environment="t", turns=turns,
+                   termination=TerminationReason.max_turns, profile={"split": split} if split else {})
+
+
+def _write(path: Path, episodes: list[Episode]) -> None:
+    path.write_text("".join(e.model_dump_json() + "\n" for e in episodes))
+
+
+def test_writes_every_figure_with_the_people_beside_each_run(tmp_path, capsys):
+    corpus = tmp_path / "corpus"
+    make_tiny_catalog().save(corpus)
+    # people: 2 test dialogues (words 3+5, 3 -> 11/3 per turn; 1 question in 3 turns), 1 train dialogue
+    _write(corpus / "dialogues.jsonl", [_dialogue(0, ["any good place?", "I like quiet Greek food"], "test"),
+                                        _dialogue(1, ["something cheap please"], "test"),
+                                        _dialogue(2, ["this one is train only ok"], "train")])
+    run = tmp_path / "run"
+    run.mkdir()
+    _write(run / "episodes.jsonl", [_dialogue(i, ["Quiet atmosphere is a big thing for me."] * 2) for i in range(3)])
+    assert main([str(run), "--against", str(corpus), "--split", "test", "--catalog", str(corpus),
+                 "--no-classifier", "--out", str(tmp_path / "out")]) == 0
+    frame = pd.read_csv(tmp_path / "out" / "validity.csv").set_index(["set", "figure"])
+    assert abs(frame.loc[("people", "words_per_turn"), "value"] - 11 / 3) < 1e-12
+    assert abs(frame.loc[("people", "question_share"), "value"] - 1 / 3) < 1e-12
+    run_label = frame.index.get_level_values(0)[-1]
+    assert frame.loc[(run_label, "words_per_turn"), "value"] == 8.0
+    assert abs(frame.loc[(run_label, "words_per_turn"), "difference"] - (8 - 11 / 3)) < 1e-12
+    assert frame.loc[(run_label, "template_rate"), "value"] == 1.0
+    assert (tmp_path / "out" / "validity.png").stat().st_size > 10_000
+    assert "words_per_turn" in capsys.readouterr().out
+
+
+def test_a_corpus_without_dialogues_is_one_line(tmp_path, capsys):
+    make_tiny_catalog().save(tmp_path / "corpus")
+    (tmp_path / "run").mkdir()
+    _write(tmp_path / "run" / "episodes.jsonl", [_dialogue(0, ["hi"])])
+    assert main([str(tmp_path / "run"), "--against", str(tmp_path / "corpus"), "--no-classifier"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("crsim: error:") and "dialogues.jsonl" in err and err.count("\n") == 1
