@@ -21,6 +21,8 @@ FORMATS: dict[str, str] = {
     "amazon2018": "environments.datasets.amazon2018",
     "amazon2023": "environments.datasets.amazon2023",
     "redial": "environments.datasets.redial",
+    "inspired": "environments.datasets.inspired",
+    "durecdial": "environments.datasets.durecdial",
     "movielens": "environments.datasets.movielens",
     "imdb-reviews": "environments.datasets.imdb_reviews",
     "cpcd": "environments.datasets.cpcd",

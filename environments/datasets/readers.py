@@ -122,13 +122,15 @@ def iter_json_objects(path: Path, errors: RowErrors, progress: bool = False) -> 
 
 
 def iter_csv_rows(path: Path, errors: RowErrors, *, delimiter: str = ",", encoding: str = "utf-8",
-                  progress: bool = False, required: tuple[str, ...] = ()) -> Iterator[tuple[int, dict[str, str]]]:
+                  progress: bool = False, required: tuple[str, ...] = (),
+                  quoting: int = csv.QUOTE_MINIMAL) -> Iterator[tuple[int, dict[str, str]]]:
     """(first line of the record, {column: value}) per CSV record, header from the first line.
 
     Quoted fields may span lines (review texts do), so records are parsed by `csv`
     from the decoded line stream; the line number reported is where the record starts.
     A record with the wrong number of columns is a bad row; a missing required column
-    is an error about the file.
+    is an error about the file. `quoting=csv.QUOTE_NONE` reads files whose quotes are plain
+    text (one record per line, as INSPIRED's TSVs are written).
     """
     counter = {"line": 0}
 
@@ -137,7 +139,7 @@ def iter_csv_rows(path: Path, errors: RowErrors, *, delimiter: str = ",", encodi
             counter["line"] = line_no
             yield line.decode(encoding, errors="replace")
 
-    reader = csv.reader(lines(), delimiter=delimiter)
+    reader = csv.reader(lines(), delimiter=delimiter, quoting=quoting)
     try:
         header = next(reader)
     except StopIteration:

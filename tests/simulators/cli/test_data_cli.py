@@ -123,3 +123,27 @@ def test_info_stats_on_an_imported_cpcd_catalog_prints_music_statistics(tmp_path
     assert "  plays (from interactions): top 10% of tracks hold 50.0%, Gini 0.500" in lines
     music = json.loads(crsim("data", "info", str(out), "--stats", "--json").stdout)["stats"]["music"]
     assert music["goal_playlist_size"]["p90"] == 2.9 and music["play_source"] == "interactions"
+
+
+def test_inspired_and_durecdial_are_listed_and_a_bad_row_is_one_line(tmp_path):
+    listed = crsim("data", "import", "--help")
+    assert listed.returncode == 0 and "inspired" in listed.stdout and "durecdial" in listed.stdout
+    header = ("dialog_id\tutt_id\tspeaker\tturn_id\ttext\ttext_with_placeholder\tmovies\tgenres\tpeople_names\t"
+              "movie_dict\tgenre_dict\tactor_dict\tdirector_dict\tothers_dict\texpert_label\tsecond_label\t"
+              "fine_label\tcoarse_label\tmovie_id\n")
+    rows = ["d1.pkl\t1\tRECOMMENDER\t1\tHi! Try Heat\tHi! Try [MOVIE_TITLE_0]\tHeat (1995)\t\t\t{'Heat (1995)': 0}"
+            "\t{}\t{}\t{}\t{}\tpersonal_opinion\t\taccept_others\taccept_new\tabc",
+            "d1.pkl\t2\tSEEKER\t1\tok?\tok?\t\t\t\t{'Heat (1995)': 0}\t{}\t{}\t{}\t{}\t\t\taccept_others\t"
+            "accept_new\tabc"]
+    test = tmp_path / "test.tsv"
+    test.write_text(header + "".join(r + "\n" for r in rows))
+    catalog = tmp_path / "inspired"
+    out = crsim("data", "import", "inspired", str(test), "--out", str(catalog))
+    assert out.returncode == 0, out.stderr
+    assert [line.split() for line in out.stdout.splitlines()[1:]] == [
+        ["items", "1"], ["reviews", "0"], ["users", "0"], ["dialogues", "1"]]
+    test.write_text(header + rows[0] + "\n" + rows[1].replace("SEEKER", "USER") + "\n")
+    bad = crsim("data", "import", "inspired", str(test), "--out", str(tmp_path / "bad"))
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == (f"crsim: error: {test}, line 3, field 'speaker': "
+                                  "expected SEEKER or RECOMMENDER, got 'USER'")
