@@ -39,7 +39,7 @@ def parser() -> argparse.ArgumentParser:
 @command()
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
-    from environments.catalog import Catalog, load_catalog_dir
+    from environments.catalog import load_catalog_dir
     from simulators.engine.hydra_setup import quiet_environment
     from simulators.results.runlog import load_runs
     from simulators.results.table import table_console
