@@ -4,7 +4,10 @@ The evaluation itself is `simulators.offline.dialogues`; this module builds each
 recommender from `conf/recommender/NAME.yaml` (plus `--set` overrides, exactly as
 `crsim run recommender=NAME ...` would compose it) on the evaluation's catalog view, runs
 it, writes `OUT/NAME/` (episodes.jsonl, llm_calls.jsonl, results.csv, config.yaml, so
-`crsim report OUT` works) and prints Recall@K and NDCG@K with bootstrap 95% CIs.
+`crsim report OUT` works) and prints Recall@K and NDCG@K with bootstrap 95% CIs. A turn the
+recommender fails on is logged with its traceback and left out of the numbers (one warning
+line says how many); a recommender that fails on every turn measured nothing, and the
+command ends with one `crsim: error:` line and status 2 once every recommender has run.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 
 from environments.errors import CrsimError
 from simulators.cli.commands import command, user_error
+from simulators.cli.failures import Failures, failures_of, warn
 
 DESCRIPTION = """\
 Evaluate recommenders offline on the logged dialogues of an imported dataset (e.g.
@@ -72,8 +76,9 @@ def build_recommender(name: str, overrides: list[str], catalog: Any) -> tuple[An
     return agent, node
 
 
-def run_one(name: str, args: argparse.Namespace, setup: Any) -> Any:
-    """Evaluate one recommender; returns its results frame (also written under OUT/name/)."""
+def run_one(name: str, args: argparse.Namespace, setup: Any) -> tuple[Any, Failures]:
+    """Evaluate one recommender; returns its results frame (also written under OUT/name/) and
+    how many of its turns failed."""
     import yaml
     from tqdm.auto import tqdm
 
@@ -113,9 +118,10 @@ def run_one(name: str, args: argparse.Namespace, setup: Any) -> Any:
             calls_log.append({"episode_id": episode.id, **call.model_dump(mode="json")})
         episodes_log.append(episode)
     frame = results_frame(episodes, 1, dialogue_metrics(CUTOFFS), seed=args.seed, n_resamples=args.resamples)
-    frame.attrs.update(seconds=time.perf_counter() - started, errors=sum(1 for e in episodes if e.error))
+    failures = failures_of(episodes, out / EPISODES_FILE)
+    frame.attrs.update(seconds=time.perf_counter() - started, errors=failures.failed)
     write_results_csv(frame, out / "results.csv")
-    return frame
+    return frame, failures
 
 
 def print_summary(frames: dict[str, Any], stats: dict[str, Any]) -> None:
@@ -153,8 +159,16 @@ def main(argv: list[str]) -> int:
                     candidates=args.candidates, limit=args.limit)
     if not setup.turns:
         raise CrsimError(f"{args.dir}: the test dialogues have no recommender turn that names a new item")
-    frames = {name: run_one(name, args, setup) for name in dict.fromkeys(args.recommender)}
+    frames, failures = {}, {}
+    for name in dict.fromkeys(args.recommender):
+        frames[name], failures[name] = run_one(name, args, setup)
     print_summary(frames, setup.stats())
+    for name, failed in failures.items():
+        if failed.failed and not failed.every:
+            warn(failed.warning(f"recommender {name}", "evaluated turn"))
+    useless = [failed.error(f"recommender {name}", "evaluated turn") for name, failed in failures.items() if failed.every]
+    if useless:
+        raise CrsimError("; ".join(useless))
     return 0
 
 

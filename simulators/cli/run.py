@@ -5,6 +5,8 @@ own recommender plugs in with a YAML file naming its factory — no registry to 
 Input and configuration errors (`CrsimError`) end the job with one clear line and exit
 status 2 instead of a traceback. SIGINT and SIGTERM stop the run between log lines:
 finished episodes stay logged, the run says how many and how to resume, and exits 130.
+A run in which every episode failed is such an error too (`simulators.cli.failures`); in a
+sweep the other jobs run on and the sweep exits 2 after its summary.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def run_hydra(overrides: list[str]) -> int:
               file=sys.stderr)
         return 2
 
-    from simulators.cli.commands import exit_status
+    from simulators.cli.commands import USER_ERROR, exit_status
     from simulators.cli.precheck import check_overrides
 
     try:
@@ -45,9 +47,12 @@ def run_hydra(overrides: list[str]) -> int:
     def app(cfg: Any) -> None:
         run_experiment(cfg)
 
+    from simulators.cli.callbacks import take_sweep_error
+
     saved = sys.argv
     sys.argv = ["crsim run", *overrides]
     previous = signal.signal(signal.SIGTERM, _interrupt)
+    take_sweep_error()  # nothing left over from an earlier sweep in this process
     try:
         app()
     except SystemExit as exc:
@@ -55,6 +60,10 @@ def run_hydra(overrides: list[str]) -> int:
     finally:
         sys.argv = saved
         signal.signal(signal.SIGTERM, previous)
+    failed = take_sweep_error()  # jobs in which every episode failed: the sweep ran on, now it fails
+    if failed:
+        print(f"crsim: error: {failed}", file=sys.stderr)
+        return USER_ERROR
     return 0
 
 
@@ -95,6 +104,8 @@ def _run(cfg: Any) -> Any:
     from omegaconf import OmegaConf
 
     from agents.llm.budget import RunBudget
+    from environments.errors import CrsimError
+    from simulators.cli.failures import log_failures, warn
     from simulators.engine.build import build_setup, metric_specs
     from simulators.engine.config_hash import config_hash, resolved_config
     from simulators.engine.run_keys import check_run_keys
@@ -148,15 +159,25 @@ def _run(cfg: Any) -> Any:
     if summary.not_started or usage.get("exhausted"):
         ended = summary.episodes.count("budget")
         note += f"; BUDGET EXHAUSTED: {ended} episodes ended on it, {summary.not_started} not started"
+    failures = log_failures(summary.episodes)
     if HydraConfig.get().mode == RunMode.MULTIRUN:  # the sweep's comparison table follows at the end
         final = frame[(frame.turn == keys.max_turns) & (frame.metric == headline[0])]
         shown = f"{headline[0]} at turn {keys.max_turns}: {final['mean'].iloc[0]:.3f}" if len(final) else ""
         console.print(f"{name}: {len(summary.episodes)} episodes, {shown}; {note}", highlight=False, markup=False)
+        if failures.every:  # the other jobs still run; the sweep fails at its end (callbacks.SweepSummary)
+            print(f"crsim: error: {failures.error(name, 'episode')}", file=sys.stderr)
+            return frame
+        if failures.failed:
+            warn(failures.warning(name, "episode"))
         run_evaluators(evaluators, summary.episodes, setup, run_dir)  # written, not printed, in a sweep
         return frame
+    if failures.every:  # nothing was measured: no table of dashes, no evaluators on crashed episodes
+        raise CrsimError(failures.error("this run", "episode"))
     print_results(frame, title=f"{name} — {len(summary.episodes)} episodes", console=console)
     run_evaluators(evaluators, summary.episodes, setup, run_dir, console)
     if has_usage(usage_table):
         console.print(render_usage_table({name: usage_table}))
     console.print(f"{note}; results in {run_dir}", highlight=False, markup=False)
+    if failures.failed:
+        warn(failures.warning("this run", "episode"))
     return frame

@@ -16,8 +16,15 @@ What the recommender may see, and what it may not:
   its seeker said they disliked. `interactions.jsonl` of a ReDial import is keyed by
   worker id across splits and is not used.
 - candidates: the items recommenders mentioned in training dialogues (CRAG's catalog Q,
-  taken from training data so the test targets do not define it), or the whole catalog.
-  A target outside the candidates is a miss (logged at rank n_candidates + 1).
+  taken from training data so the test targets do not define it), or the whole catalog,
+  in catalog order either way. A target outside the candidates is a miss (logged at rank
+  n_candidates + 1).
+
+Every recommender is scored on its own ranking restricted to the candidates. In `crsim run`
+the candidates are the recommender's whole catalog view, so most recommenders (popularity,
+BM25, dense, SnipRec) score the view; here the candidates are part of it, so a move's
+scores over the view are read onto the candidates by item id and its `ranked_ids` lose the
+items outside them (`CandidateSpace.scores`).
 
 Each evaluated turn is logged as a one-turn `Episode` (the prior dialogue, the recommender's
 move with its notes — e.g. CRAG's retrieved, kept and generated items —, its targets and one
@@ -30,13 +37,13 @@ import asyncio
 import traceback
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from environments.base import RecommenderObservation
+from environments.base import Recommendation, RecommenderObservation
 from environments.catalog import Catalog
 from environments.catalog.interactions import InteractionMatrix
 from environments.catalog.store import DIALOGUES
@@ -113,9 +120,47 @@ def pseudo_users(train: Sequence[Episode], item_ids: Sequence[str]) -> Interacti
     return InteractionMatrix(matrix, users, list(item_ids))
 
 
+@dataclass(frozen=True)
+class CandidateSpace:
+    """The candidates inside the recommenders' catalog view, and how a move is read onto them.
+
+    Candidates are kept in the view's order: when they are the whole view, scores aligned
+    with the view and scores aligned with the candidates are then the same thing, so a
+    move never has two readings."""
+
+    ids: tuple[str, ...]
+    index: dict[str, int]  # candidate id -> position among the candidates
+    view_index: dict[str, int]  # view item id -> row
+    rows: np.ndarray  # each candidate's row in the view
+
+    @classmethod
+    def of(cls, candidates: Sequence[str], view: Catalog) -> CandidateSpace:
+        rows = np.fromiter((view.item_index[i] for i in candidates), dtype=np.int64, count=len(candidates))
+        if np.any(np.diff(rows) <= 0):
+            raise ValueError("candidates must be distinct items in the catalog's order")
+        return cls(tuple(candidates), {item_id: n for n, item_id in enumerate(candidates)}, view.item_index, rows)
+
+    def scores(self, action: Recommendation) -> np.ndarray:
+        """One score per candidate: the move's ranking restricted to the candidates.
+
+        Scores with one entry per view item are taken at the candidates' rows; `ranked_ids`
+        keep their order without the items outside the candidates. An id the view does not
+        hold, or scores of any other length, are errors as in the environment."""
+        n_view = len(self.view_index)
+        if action.scores is not None and np.shape(action.scores) == (n_view,) and len(self.ids) != n_view:
+            action = replace(action, scores=np.asarray(action.scores, dtype=np.float64)[self.rows])
+        elif action.scores is None and action.ranked_ids is not None:
+            unknown = next((i for i in action.ranked_ids if i not in self.view_index), None)
+            if unknown is not None:
+                raise ValueError(f"recommendation ranks unknown item '{unknown}'")
+            action = replace(action, ranked_ids=[i for i in action.ranked_ids if i in self.index])
+        return scores_from_action(action, self.ids, self.index)
+
+
 @dataclass
 class DialogueEvalSetup:
-    """Everything the recommenders under test share: their catalog view, candidates, the turns."""
+    """Everything the recommenders under test share: their catalog view, candidates (in the
+    view's order), the turns."""
 
     catalog: Catalog
     candidates: tuple[str, ...]
@@ -167,9 +212,8 @@ def prepare(directory: Path, *, train_splits: Sequence[str] = ("train_data",), t
     matrix = pseudo_users(train, full.item_ids)
     view = Catalog(full.manifest, full.items, interactions=matrix)
     if candidates == "train":
-        pool = dict.fromkeys(i for d in train for t in d.turns if t.role == Role.recommender
-                             for i in t.items_shown if i in full.item_index)
-        chosen_candidates = tuple(pool)
+        pool = {i for d in train for t in d.turns if t.role == Role.recommender for i in t.items_shown}
+        chosen_candidates = tuple(i for i in full.item_ids if i in pool)
     else:
         chosen_candidates = tuple(full.item_ids)
     turns = [turn for dialogue in test for turn in evaluation_turns(dialogue)]
@@ -190,15 +234,15 @@ def _turn_seed(seed: int, turn: EvalTurn) -> int:
     return zlib.crc32(f"{seed}:{turn.dialogue.id}:{turn.position}".encode())
 
 
-def _record(turn: EvalTurn, action: Any, candidates: Sequence[str], index: dict[str, int],
-            seed: int) -> TurnEvaluation:
-    scores = scores_from_action(action, candidates, index)
+def _record(turn: EvalTurn, action: Any, space: CandidateSpace, seed: int) -> TurnEvaluation:
+    scores = space.scores(action)
     order = tie_broken_order(scores, np.random.default_rng(seed))
+    index = space.index
     ranks = rank_targets(scores, order, [(t, index[t]) for t in turn.targets if t in index])
-    n = len(candidates)  # a target outside the candidates cannot be recommended: ranked after all of them
+    n = len(space.ids)  # a target outside the candidates cannot be recommended: ranked after all of them
     ranks += [TargetRank(item_id=t, rank=n + 1, n_better=n, n_tied=1) for t in turn.targets if t not in index]
     return TurnEvaluation(turn=1, source_turn=turn.position, n_candidates=n, ranks=ranks,
-                          top=[candidates[i] for i in order[:TOP_LOGGED]])
+                          top=[space.ids[i] for i in order[:TOP_LOGGED]])
 
 
 async def evaluate(agent: Any, setup: DialogueEvalSetup, *, config_hash: str, seed: int = 0,
@@ -209,7 +253,7 @@ async def evaluate(agent: Any, setup: DialogueEvalSetup, *, config_hash: str, se
     from agents.llm.recording import recording
 
     candidates = setup.candidates
-    index = {item_id: position for position, item_id in enumerate(candidates)}
+    space = CandidateSpace.of(candidates, setup.catalog)
     by_dialogue: dict[str, list[EvalTurn]] = {}
     for turn in setup.turns:
         by_dialogue.setdefault(turn.dialogue.id, []).append(turn)
@@ -230,7 +274,7 @@ async def evaluate(agent: Any, setup: DialogueEvalSetup, *, config_hash: str, se
                     try:
                         state = agent.init_state(observation) if state is None else state
                         action, state = await agent.respond(observation, state)
-                        evaluations = [_record(turn, action, candidates, index, turn_seed)]
+                        evaluations = [_record(turn, action, space, turn_seed)]
                         move = [Turn(index=turn.position, role=Role.recommender, text=action.question,
                                      metadata=_jsonable(action.metadata))]
                     except Exception:  # one bad turn must not end the evaluation

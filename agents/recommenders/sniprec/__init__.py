@@ -43,12 +43,16 @@ def build(catalog: Catalog, llm: Any | None = None, *, unit: str = "snippet", ex
     _check("validator", validator, VALIDATORS)
     for transformation in expand:
         _check("expand", transformation, TRANSFORMATIONS)
-    encoder = encoder or get_encoder(embedding_model)
     mined = mined_aspects(catalog, review_aspects, embedding_model, cache_dir)
     units = item_units(catalog, unit, ItemSnippetStep(llm, "recommender"),  # type: ignore[arg-type]
                        aspect_terms=aspect_terms_of(catalog, mined), cache_dir=cache_dir, batch=batch,
                        progress=progress)
     noun = singular(catalog.item_noun)
+    if not units:  # nothing to retrieve: every turn would fail, or rank at random if it did not
+        raise CrsimError(f"recommender {name} ranks {catalog.item_noun} by snippets of their reviews and shown "
+                         f"attributes, and this catalog has neither (e.g. a dialogue dataset's titles only); "
+                         f"use a recommender that needs neither (ease, crag, zero_shot, popularity, bm25, dense)")
+    encoder = encoder or get_encoder(embedding_model)
     index = SnippetIndex.build(catalog, units, encoder, cache_dir, show_progress=progress,
                                content_of=partial(snippet_content, noun=noun) if validator == "cheap" else None)
     settings = SnipRecSettings(extract_queries=extract_queries, expand=tuple(expand), k=k,  # type: ignore[arg-type]

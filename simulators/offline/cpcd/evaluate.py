@@ -66,7 +66,11 @@ class Evaluation:
 
 def evaluate(data: CpcdData, retriever: Retriever, ks: Sequence[int], depth: int,
              progress: bool = False) -> Evaluation:
-    """Rank and score every scored turn of every conversation (one progress step per conversation)."""
+    """Rank and score every scored turn of every conversation (one progress step per conversation).
+
+    No turn is skipped on an error: the figures are compared cell by cell with the public
+    evaluator's over the same turns, so the first failure ends the evaluation (a retriever's
+    exception is a bug in crsim's own code and keeps its traceback) and nothing is written."""
     from tqdm.auto import tqdm
 
     ranker = ClusterRanker(data.catalog)

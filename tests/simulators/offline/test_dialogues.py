@@ -7,7 +7,9 @@ test files, movies_with_mentions.csv) and import with the ReDial adapter, as a u
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from crsim_testing import HashEncoder, write_redial_fixture
@@ -140,3 +142,111 @@ def test_bad_input_is_one_error_line(redial_catalog, tmp_path, capsys, args, mes
 def test_a_directory_without_dialogues_is_one_error_line(tmp_path, tiny_catalog_dir, capsys):
     assert main([str(tiny_catalog_dir), "--recommender", "ease"]) == 2
     assert "dialogues.jsonl: not found" in capsys.readouterr().err
+
+
+RECOMMENDER_CONF = Path(__file__).parents[3] / "conf" / "recommender"
+PLAYLIST_ONLY = "curator_"  # curators build playlists (playlist protocol), not a ranking per turn
+NEEDS_SNIPPETS = "sniprec"  # ranks by review / attribute snippets: a dialogue import has neither
+
+
+def single_target_recommenders() -> list[str]:
+    """Every shipped recommender that ranks a single-target catalog and needs no reviews."""
+    names = sorted(path.stem for path in RECOMMENDER_CONF.glob("*.yaml"))
+    return [n for n in names if not n.startswith((PLAYLIST_ONLY, NEEDS_SNIPPETS))]
+
+
+def test_every_shipped_recommender_is_scored_on_its_ranking_of_the_candidates(redial_catalog, tmp_path, capsys):
+    names = single_target_recommenders()
+    assert {"popularity", "random", "bm25", "dense", "ease", "crag", "zero_shot", "naive_rag"} <= set(names)
+    out = tmp_path / "eval"
+    code = main([str(redial_catalog), "--recommender", *names, "--out", str(out), "--no-progress",
+                 "--resamples", "50"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "crsim: warning" not in captured.err
+    setup = prepare(redial_catalog)
+    candidates = set(setup.candidates)
+    recall = {}
+    for name in names:
+        episodes = load_run(out / name).episodes
+        assert len(episodes) == len(setup.turns)
+        assert [e.error for e in episodes if e.error] == [], name  # no turn failed
+        for episode in episodes:
+            (record,) = episode.evaluations
+            assert record.n_candidates == len(candidates) and set(record.top) <= candidates, name
+        frame = read_results_csv(out / name / "results.csv").set_index("metric")
+        assert (frame["n"] == len(setup.turns)).all() and frame["mean"].notna().all(), name
+        recall[name] = frame.loc["recall@20", "mean"]
+    # popularity counts the training pseudo-users (the view has no reviews), so it is not random
+    assert recall["popularity"] > recall["random"]
+
+
+def test_scores_over_the_view_are_read_onto_the_candidates_by_item_id(redial_catalog):
+    from environments.base import Recommendation
+    from simulators.offline.dialogues import CandidateSpace
+
+    setup = prepare(redial_catalog)
+    view = setup.catalog
+    space = CandidateSpace.of(setup.candidates, view)
+    assert len(space.ids) < len(view.items)  # the candidates are part of the view
+    wanted = space.ids[5]
+    over_view = np.zeros(len(view.items))
+    over_view[view.item_index[wanted]] = 1.0  # the view's best item, somewhere among the candidates
+    scores = space.scores(Recommendation(question="", scores=over_view))
+    assert scores.shape == (len(space.ids),) and int(np.argmax(scores)) == 5 and scores.sum() == 1.0
+    outside = next(i for i in view.item_ids if i not in space.index)
+    ranked = space.scores(Recommendation(question="", ranked_ids=[outside, wanted, space.ids[0]]))
+    assert ranked[5] > ranked[0] > -np.inf and np.isinf(ranked[1:5]).all()  # the outsider is dropped
+    with pytest.raises(ValueError, match="ranks unknown item 'nope'"):
+        space.scores(Recommendation(question="", ranked_ids=["nope"]))
+    with pytest.raises(ValueError, match=r"\(3,\) scores for"):
+        space.scores(Recommendation(question="", scores=np.zeros(3)))
+    assert [view.item_index[i] for i in space.ids] == sorted(view.item_index[i] for i in space.ids)
+
+
+def test_sniprec_on_titles_alone_is_one_error_line(redial_catalog, tmp_path, capsys):
+    code = main([str(redial_catalog), "--recommender", "sniprec", "--out", str(tmp_path), "--no-progress"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1
+    assert err.startswith("crsim: error: recommender sniprec ranks movies by snippets of their reviews")
+
+
+PLUGINS = Path(__file__).parents[1] / "cli" / "plugins"  # recommender=broken raises on the moves it is told to
+
+
+@pytest.fixture
+def broken(monkeypatch):
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    return ["--set", f"hydra.searchpath=[file://{PLUGINS / 'conf'}]"]
+
+
+def test_a_recommender_that_fails_every_turn_is_an_error_after_the_others_ran(redial_catalog, tmp_path, capsys,
+                                                                                 broken):
+    out = tmp_path / "eval"
+    code = main([str(redial_catalog), "--recommender", "broken", "random", "--out", str(out), "--no-progress",
+                 "--resamples", "50", *broken])
+    captured = capsys.readouterr()
+    assert code == 2
+    (line,) = captured.err.strip().splitlines()
+    n_turns = len(prepare(redial_catalog).turns)
+    assert line == (f"crsim: error: every evaluated turn of recommender broken failed ({n_turns} of {n_turns}): "
+                    f"RuntimeError: broken recommender: told to fail at turn 1 "
+                    f"(tracebacks in {out / 'broken' / 'episodes.jsonl'})")
+    assert "random" in captured.out and (out / "random" / "results.csv").is_file()  # the other one still ran
+
+
+def test_a_recommender_that_fails_some_turns_is_one_warning_line(redial_catalog, tmp_path, capsys, broken):
+    out = tmp_path / "eval"
+    code = main([str(redial_catalog), "--recommender", "broken", "--out", str(out), "--no-progress",
+                 "--resamples", "50", *broken, "recommender.turns=[2]"])
+    captured = capsys.readouterr()
+    assert code == 0
+    episodes = load_run(out / "broken").episodes
+    failed = sum(1 for e in episodes if e.error)
+    assert 0 < failed < len(episodes)
+    (line,) = captured.err.strip().splitlines()
+    assert line == (f"crsim: warning: {failed} of {len(episodes)} evaluated turns of recommender broken failed and "
+                    f"are left out of its numbers; the first: RuntimeError: broken recommender: told to fail at "
+                    f"turn 2 (tracebacks in {out / 'broken' / 'episodes.jsonl'})")
+    frame = read_results_csv(out / "broken" / "results.csv")
+    assert (frame["n"] == len(episodes) - failed).all()

@@ -99,3 +99,47 @@ def test_summarize_sweep_writes_csv_and_png(sweep: Path) -> None:
     assert (sweep / "summary.png").read_bytes().startswith(PNG_MAGIC)
     # summary.csv at the sweep root must not be picked up as a job on a second run.
     pd.testing.assert_frame_equal(collect_sweep(sweep), df)
+
+
+def test_sweep_plot_legend_is_whole_inside_the_saved_image(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hydra override labels are long; the legend used to run past the image's edges."""
+    import struct
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    recommenders = ["popularity", "bm25", "dense", "zero_shot"]
+    seekers = ["target_free", "target_biased_pepper"]
+    for n, (recommender, seeker) in enumerate((r, s) for r in recommenders for s in seekers):
+        write_job(tmp_path, str(n), [[30, 12, 9], [40, 20, 15], [8, 4, 1 + n]],
+                  ["experiment=pepper", f"recommender={recommender}", f"seeker={seeker}",
+                   f"recommender.question_pool={50 + n}"])  # a third varying key makes labels very long
+    saved: list[tuple[Figure, dict]] = []
+    original = Figure.savefig
+
+    def recorded(fig: Figure, *args: object, **kwargs: object) -> None:
+        saved.append((fig, kwargs))
+        original(fig, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", recorded)
+    df = summarize_sweep(tmp_path, console=Console(record=True, width=200))
+    ((fig, options),) = saved
+    labels = list(dict.fromkeys(df["config"]))
+    assert max(len(label) for label in labels) > 70
+
+    fig.set_dpi(options["dpi"])  # laid out again as savefig did: Agg (a bare Figure has no renderer), its dpi
+    FigureCanvasAgg(fig).draw()
+    renderer = fig.canvas.get_renderer()
+    (legend,) = fig.legends
+    shown = [text.get_text() for text in legend.get_texts()]
+    assert [text.replace("\n", "") for text in shown] == labels  # every label, whole, wrapped at most
+    if options.get("bbox_inches") == "tight":  # the region of the figure the PNG holds, in inches
+        image = fig.get_tightbbox(renderer).padded(options.get("pad_inches", 0.1))
+    else:
+        image = fig.bbox_inches
+    boxes = [legend.get_window_extent(renderer), *(t.get_window_extent(renderer) for t in legend.get_texts())]
+    for box in (b.transformed(fig.dpi_scale_trans.inverted()) for b in boxes):
+        assert image.x0 <= box.x0 and box.x1 <= image.x1 and image.y0 <= box.y0 and box.y1 <= image.y1, (box, image)
+    width, height = struct.unpack(">II", (tmp_path / "summary.png").read_bytes()[16:24])
+    dpi = options["dpi"]
+    assert abs(width - image.width * dpi) <= 2 and abs(height - image.height * dpi) <= 2  # that region was saved

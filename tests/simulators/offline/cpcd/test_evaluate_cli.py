@@ -120,6 +120,21 @@ def test_bad_input_is_one_error_line_naming_file_and_line(catalog_files, tmp_pat
     assert twice.returncode == 2 and "dialog 'dlgA' occurs twice" in twice.stderr
 
 
+def test_a_retriever_that_fails_ends_the_command_before_any_score_is_written(catalog_files, tmp_path, monkeypatch):
+    """No turn of `crsim eval cpcd` is skipped on an error (the evaluator's figures need every
+    turn): the first failure ends the command, so it never exits 0 on failed turns. The
+    retrievers are crsim's own, so a failure is a bug and keeps its traceback."""
+    from simulators.offline.cpcd import retrievers
+
+    def broken(self, contexts):
+        raise RuntimeError("bm25 broke")
+
+    monkeypatch.setattr(retrievers.Bm25, "score", broken)
+    with pytest.raises(RuntimeError, match="bm25 broke"):
+        run(catalog_files, "--retriever", "bm25", out=tmp_path / "o")
+    assert not (tmp_path / "o").exists()
+
+
 def test_without_a_tracks_file_the_conversations_tracks_are_the_candidates(catalog_files, tmp_path):
     from simulators.offline.cpcd.data import load_cpcd
 
