@@ -137,6 +137,10 @@ async def prepare(state: PepperState, runtime: Runtime[PepperContext]) -> dict[s
     obs: SeekerObservation = state["observation"]
     context = runtime.context
     profile: PepperProfile = obs.profile
+    if not isinstance(profile, PepperProfile):
+        raise CrsimError(f"this seeker needs a user's history, and the environment gave it a "
+                         f"{type(profile).__name__}: use environment=pepper, or environment.seeker_knows=history "
+                         "on environment=grounded")
     if context.reflect is None:
         if not profile.disclosed:
             raise CrsimError("seeker=target_biased_pepper is told nothing: it needs "

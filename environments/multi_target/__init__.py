@@ -8,11 +8,7 @@ single-target protocol (`environments.target_ranking`).
 """
 
 from environments.multi_target.environment import (
-           DEFAULT_OPENING,
-           DISCLOSURES,
-           MultiTargetEnvironment,
-           MultiTargetSetup,
-           build_multi_target,
+    DEFAULT_OPENING, DISCLOSURES, MultiTargetEnvironment, MultiTargetSetup, build_multi_target,
 )
 from environments.multi_target.profile import DisclosedTarget, PepperProfile, SeenReview
 from environments.multi_target.sampling import TARGET_RULES, UserSlot, split_history

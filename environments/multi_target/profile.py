@@ -41,10 +41,11 @@ class PepperProfile:
     user_id: str
     seen: tuple[SeenReview, ...]
     disclosed: tuple[DisclosedTarget, ...] = ()
+    conversation_id: str | None = None  # a grounded episode's real conversation
 
     def seen_ids(self) -> frozenset[str]:
         return frozenset(s.item.id for s in self.seen)
 
     def log_view(self) -> dict[str, Any]:
-        return {"user_id": self.user_id, "seen": [s.item.id for s in self.seen],
-                "n_disclosed": len(self.disclosed)}
+        view = {"user_id": self.user_id, "seen": [s.item.id for s in self.seen], "n_disclosed": len(self.disclosed)}
+        return view | ({"conversation_id": self.conversation_id} if self.conversation_id is not None else {})

@@ -7,12 +7,7 @@ sets from a music world's themes or an import's conversations, and the seeker's 
 """
 
 from environments.playlist.environment import (
-           DISCLOSURES,
-           FEEDBACK_KINDS,
-           SEEKER_ENDINGS,
-           PlaylistEnvironment,
-           PlaylistSetup,
-           build_playlist,
+    DISCLOSURES, FEEDBACK_KINDS, SEEKER_ENDINGS, PlaylistEnvironment, PlaylistSetup, build_playlist,
 )
 from environments.playlist.goals import PlaylistGoal, ThemeBrief, load_goals
 from environments.playlist.views import Curation, CuratorObservation, PlaylistSeekerObservation

@@ -16,7 +16,8 @@ words per turn, turns per dialogue, questions, item names, stated likes and disl
 reactions, cooperativeness, distinct-1/2, template rate, vocabulary only few items use
 (the leak signal), shortcuts (the target named early, in the top 10 after turn 1), and how
 well a classifier tells simulated turns from real ones (ROC AUC; 0.5: it cannot). Each
-figure has a bootstrap 95% CI over dialogues. Writes validity.csv and validity.png."""
+figure has a bootstrap 95% CI over dialogues. Runs of grounded episodes (environment=grounded)
+are compared with the people of the same conversations. Writes validity.csv and validity.png."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -48,14 +49,20 @@ def main(argv: list[str]) -> int:
 
     quiet_environment()
     console = table_console()
-    people = SeekerSet.of(PEOPLE, corpus_episodes(args.against, args.split), load_catalog_dir(args.against))
+    logged = [(path, run) for path in args.runs for run in load_runs(path)]
+    real = corpus_episodes(args.against, args.split)
+    grounded = {e.profile.get("conversation_id") for _, run in logged for e in run.episodes}
+    if grounded and None not in grounded:  # grounded runs: the people of the same conversations
+        real = [e for e in real if e.id in grounded]
+        console.print(f"grounded runs: the people are the {len(real)} conversations they replay",
+                      highlight=False, markup=False)
+    people = SeekerSet.of(PEOPLE, real, load_catalog_dir(args.against))
     shared = load_catalog_dir(args.catalog) if args.catalog else None
     runs = []
-    for path in args.runs:
-        for run in load_runs(path):
-            catalog = shared or _run_catalog(run.config, console)
-            label = run.label if len(args.runs) == 1 else f"{path.name}:{run.label}"
-            runs.append(SeekerSet.of(label, run.episodes, catalog))
+    for path, run in logged:
+        catalog = shared or _run_catalog(run.config, console)
+        label = run.label if len(args.runs) == 1 else f"{path.name}:{run.label}"
+        runs.append(SeekerSet.of(label, run.episodes, catalog))
     empty = [r.label for r in [people, *runs] if not r.dialogues]
     if empty:
         raise CrsimError(f"no seeker turn with text in: {', '.join(empty)}")

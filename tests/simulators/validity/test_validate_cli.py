@@ -52,3 +52,18 @@ def test_a_corpus_without_dialogues_is_one_line(tmp_path, capsys):
     assert main([str(tmp_path / "run"), "--against", str(tmp_path / "corpus"), "--no-classifier"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("crsim: error:") and "dialogues.jsonl" in err and err.count("\n") == 1
+
+
+def test_grounded_runs_are_compared_with_the_same_conversations(tmp_path, capsys):
+    corpus = tmp_path / "corpus"
+    make_tiny_catalog().save(corpus)
+    _write(corpus / "dialogues.jsonl", [_dialogue(0, ["one two"]), _dialogue(1, ["one two three four"]),
+                                        _dialogue(2, ["one two three four five six"])])
+    run = tmp_path / "run"
+    run.mkdir()
+    replayed = [_dialogue(0, ["a b c"]).model_copy(update={"profile": {"conversation_id": "d2"}})]
+    _write(run / "episodes.jsonl", replayed)
+    assert main([str(run), "--against", str(corpus), "--no-classifier", "--out", str(tmp_path / "out")]) == 0
+    frame = pd.read_csv(tmp_path / "out" / "validity.csv").set_index(["set", "figure"])
+    assert frame.loc[("people", "words_per_turn"), "value"] == 6.0  # only d2, the conversation the run replays
+    assert "the people are the 1 conversations they replay" in capsys.readouterr().out

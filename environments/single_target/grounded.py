@@ -1,0 +1,181 @@
+"""Grounded episodes: each episode is one real conversation of an imported corpus.
+
+`environment=grounded environment.catalog=DIR` (a `crsim data import redial|inspired|...`
+directory) runs the single-target protocol once per conversation of `dialogues.jsonl`
+(of `split`, when given) that has a target in the catalog: the item the real seeker
+accepted or liked (the importer's `Episode.targets`). The episode opens with the person's
+first utterance, after whatever the real recommender said before it that names no item
+(a greeting, "what do you like?"); the recommender moves first after it (roles recommender, seeker), so the
+ranks of turn 1 are those after the person's own opening. The seeker is given what the
+protocol gives a target-biased seeker on an imported catalog — the target's shown
+attributes, never its title — plus what that person said before the first recommendation
+(`PersonContext`: their utterances and the items they named), and nothing of the rest of
+the real conversation. With `seeker_knows: history` the seeker is given that person's
+history instead, as a PEPPER seeker is (`PepperProfile`: the items they named before the
+first recommendation, rated as their questionnaire rated them, their own words as the
+review), which is what `seeker=target_free` needs. The recommender's view withholds each
+grounded seeker's interaction with its target.
+
+So one sweep gives simulated conversations beside their real counterparts (the same
+conversation ids), which `crsim validate` compares on the same conversations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from environments.base import ItemCard
+from environments.catalog import Catalog, load_catalog_dir
+from environments.catalog.store import DIALOGUES
+from environments.errors import CrsimError
+from environments.models import Episode, Role
+from environments.multi_target.profile import PepperProfile, SeenReview
+from environments.single_target.profile import PersonContext, TargetBiasedProfile
+from environments.target_facts import target_knowledge
+from environments.target_ranking import TargetRankingEnvironment, TargetRankingSetup
+
+USER_KEYS = ("seeker_worker_id", "user_id", "seeker_id")  # where importers keep the real seeker's id
+
+
+SEEKER_KNOWS = ("target", "history")
+LIKED, DISLIKED = 5.0, 1.0  # a questionnaire's liked / disliked as a rating
+
+
+@dataclass(frozen=True, slots=True)
+class GroundedConversation:
+    conversation_id: str
+    target: str
+    opening: tuple[tuple[str, str], ...]  # (role, text): the real turns up to the person's first utterance
+    person: PersonContext
+    user_id: str | None
+    ratings: dict[str, float]  # the person's own like (5) / dislike (1) of items, where the corpus says
+
+
+def grounded_conversation(episode: Episode, items: set[str]) -> GroundedConversation | None:
+    """The grounding of one imported conversation; None when it has no target in the catalog
+    or the seeker never speaks."""
+    target = next((t for t in episode.targets if t in items), None)
+    first = next((i for i, t in enumerate(episode.turns) if t.role == Role.seeker and t.text.strip()), None)
+    if target is None or first is None:
+        return None
+    opening = tuple((t.role, t.text) for t in episode.turns[:first + 1]
+                    if t.text.strip() and (t.role == Role.seeker or not t.items_shown))
+    before, named = [], []
+    for turn in episode.turns:
+        if turn.role == Role.recommender and turn.items_shown:
+            break
+        if turn.role == Role.seeker and turn.text.strip():
+            before.append(turn.text)
+            named += [m for m in turn.metadata.get("mentioned", []) if m in items and m not in named]
+    user = next((str(episode.profile[k]) for k in USER_KEYS if episode.profile.get(k) is not None), None)
+    person = PersonContext(episode.id, tuple(before), tuple(named))
+    ratings = {**{i: DISLIKED for i in episode.profile.get("disliked", [])},
+               **{i: LIKED for i in episode.profile.get("liked", [])}}
+    return GroundedConversation(episode.id, target, opening, person, user, ratings)
+
+
+def load_conversations(catalog: Catalog, split: str | None, limit: int | None) -> list[GroundedConversation]:
+    from environments.catalog.jsonl import iter_jsonl
+
+    if catalog.path is None or not (catalog.path / DIALOGUES).is_file():
+        raise CrsimError(f"environment=grounded needs a catalog directory with {DIALOGUES} (an imported dialogue "
+                         "corpus: crsim data import redial|inspired|durecdial)")
+    items = set(catalog.item_ids)
+    found = []
+    for episode in iter_jsonl(catalog.path / DIALOGUES, Episode):
+        if split is not None and episode.profile.get("split") != split:
+            continue
+        grounded = grounded_conversation(episode, items)
+        if grounded is not None:
+            found.append(grounded)
+    if not found:
+        which = f" of split '{split}'" if split else ""
+        raise CrsimError(f"{catalog.path / DIALOGUES}: no conversation{which} with a target in the catalog "
+                         "(the item its seeker accepted or liked)")
+    return found[:limit]
+
+
+class GroundedSetup(TargetRankingSetup):
+    """One episode per real conversation; see the module docstring."""
+
+    name = "grounded"
+
+    def __init__(self, catalog: Catalog, *, split: str | None = None, limit: int | None = None, top_k: int = 4,
+                 seeker_knows: str = "target"):
+        if seeker_knows not in SEEKER_KNOWS:
+            raise CrsimError(f"environment.seeker_knows={seeker_knows!r}; expected one of {', '.join(SEEKER_KNOWS)}")
+        self.catalog = catalog
+        self.seeker_knows = seeker_knows
+        self.roles = (Role.recommender.value, Role.seeker.value)
+        self.conversations = load_conversations(catalog, split, limit)
+        self.recommender_catalog = catalog.without(
+            interactions=[(c.user_id, c.target) for c in self.conversations if c.user_id is not None])
+        self.top_k = top_k
+        self.opening_question = ""  # the person's own first utterance opens each episode
+        self.items_by_id = {item.id: item for item in catalog.items}
+
+    def new_episode(self) -> GroundedEnvironment:
+        return GroundedEnvironment(self)
+
+    def agent_catalog(self, role: str) -> Catalog | None:
+        """The recommender ranks this view; a history-knowing seeker reads it as PEPPER's seekers do
+        (a stand-in for a language model's knowledge of how people talk about items)."""
+        if role == Role.recommender or (role == Role.seeker and self.seeker_knows == "history"):
+            return self.recommender_catalog
+        return None
+
+    def profile_for(self, conversation: GroundedConversation) -> TargetBiasedProfile | PepperProfile:
+        if self.seeker_knows == "history":
+            return history_profile(conversation, self.items_by_id)
+        item = self.catalog.item(conversation.target)
+        return TargetBiasedProfile(item.id, item.title, dict(item.attributes), item.description, (), "",
+                                   target_knowledge(self.catalog, item), person=conversation.person)
+
+
+def history_profile(conversation: GroundedConversation, items_by_id: dict[str, Any]) -> PepperProfile:
+    """The person as a PEPPER seeker: the items they named before the first recommendation."""
+    words = " ".join(conversation.person.utterances)
+    seen = tuple(SeenReview(ItemCard.of(items_by_id[i]), conversation.ratings.get(i), words)
+                 for i in conversation.person.named if i != conversation.target)
+    return PepperProfile(conversation.user_id or conversation.conversation_id, seen, (), conversation.conversation_id)
+
+
+def build_grounded(catalog: str | None = None, **options: Any) -> GroundedSetup:
+    """Hydra factory: `catalog` must be an imported dialogue corpus."""
+    if not catalog:
+        raise CrsimError("environment=grounded needs environment.catalog=DIR, an imported dialogue corpus "
+                         "(crsim data import redial|inspired|durecdial)")
+    return GroundedSetup(load_catalog_dir(catalog), **options)
+
+
+class GroundedEnvironment(TargetRankingEnvironment):
+    name = "grounded"
+    setup: GroundedSetup
+
+    def __init__(self, setup: GroundedSetup):
+        super().__init__(setup)
+        self._conversation: GroundedConversation | None = None
+
+    def reset(self, *, seed: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Episode i is conversation i (modulo their number); `options={"conversation": id}` names one."""
+        rng = self._start(seed)
+        conversations, options = self.setup.conversations, options or {}
+        if "conversation" in options:
+            matches = [c for c in conversations if c.conversation_id == options["conversation"]]
+            if not matches:
+                raise ValueError(f"conversation '{options['conversation']}' is not grounded in this run")
+            self._conversation = matches[0]
+        elif options.get("episode_index") is not None:
+            self._conversation = conversations[int(options["episode_index"]) % len(conversations)]
+        else:
+            self._conversation = conversations[int(rng.integers(len(conversations)))]
+        self._profile = self.setup.profile_for(self._conversation)
+        for role, text in self._conversation.opening:
+            self.dialogue.append(role, text, metadata={"opening": True})
+        return {role: self.observe(role) for role in self.setup.roles}
+
+    def target_ids(self) -> list[str]:
+        assert self._conversation is not None
+        return [self._conversation.target]
+

@@ -1,0 +1,86 @@
+"""Grounded episodes: one real conversation per episode, the person's opening and context,
+their accepted item as the target, withheld from the recommender's view."""
+
+from pathlib import Path
+
+import pytest
+
+from crsim_testing import write_redial_fixture
+from environments.base import Recommendation, SeekerReply
+from environments.check import check_environment
+from environments.datasets.redial import RedialOptions, import_redial
+from environments.errors import CrsimError
+from environments.models import Episode
+from environments.multi_target import PepperProfile
+from environments.single_target import GroundedSetup, TargetBiasedProfile, build_grounded
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    raw = write_redial_fixture(tmp_path_factory.mktemp("raw"), n_train=12, n_test=6)
+    out = tmp_path_factory.mktemp("redial") / "catalog"
+    import_redial([raw / "train_data.jsonl", raw / "test_data.jsonl"], out, RedialOptions())
+    return out
+
+
+def _conversations(corpus: Path, split: str) -> list[Episode]:
+    lines = (corpus / "dialogues.jsonl").read_text().splitlines()
+    return [e for e in map(Episode.model_validate_json, lines) if e.profile["split"] == split and e.targets]
+
+
+def test_each_episode_is_one_real_conversation(corpus):
+    setup = build_grounded(str(corpus), split="test_data")
+    real = _conversations(corpus, "test_data")
+    assert [c.conversation_id for c in setup.conversations] == [e.id for e in real]
+    assert setup.roles == ("recommender", "seeker")
+    for index, episode in enumerate(real):
+        env = setup.new_episode()
+        first = env.reset(seed=index, options={"episode_index": index})
+        person_first = next(t.text for t in episode.turns if t.role == "seeker")
+        assert [t.text for t in first["recommender"].dialogue][-1] == person_first
+        profile = first["seeker"].profile
+        assert isinstance(profile, TargetBiasedProfile) and profile.target_id == episode.targets[0]
+        before = [t for t in episode.turns[: next(i for i, t in enumerate(episode.turns) if t.items_shown)]]
+        assert profile.person.utterances == tuple(t.text for t in before if t.role == "seeker")
+        assert set(profile.person.named) == {m for t in before for m in t.metadata.get("mentioned", [])}
+        assert env.evaluation().targets == [episode.targets[0]]
+        assert env.evaluation().profile["conversation_id"] == episode.id
+
+
+def test_the_target_like_of_the_person_is_withheld_from_the_recommender(corpus):
+    setup = build_grounded(str(corpus), split="test_data")
+    for conversation in setup.conversations:
+        liked_by_person = [s.item_id for u in setup.recommender_catalog.users if u.user_id == conversation.user_id
+                           for s in u.seen]
+        assert conversation.target not in liked_by_person
+    full = {(u.user_id, s.item_id) for u in setup.catalog.users for s in u.seen}
+    assert any((c.user_id, c.target) in full for c in setup.conversations)  # there was something to withhold
+
+
+def test_history_gives_a_pepper_seeker_the_items_the_person_named(corpus):
+    setup = GroundedSetup(build_grounded(str(corpus)).catalog, split="test_data", seeker_knows="history")
+    env = setup.new_episode()
+    profile = env.reset(seed=0, options={"episode_index": 0})["seeker"].profile
+    conversation = setup.conversations[0]
+    assert isinstance(profile, PepperProfile) and profile.conversation_id == conversation.conversation_id
+    assert [s.item.id for s in profile.seen] == [i for i in conversation.person.named if i != conversation.target]
+    assert all(s.rating == 5.0 for s in profile.seen)  # the fixture's questionnaire liked every named film
+    assert setup.agent_catalog("seeker") is setup.recommender_catalog
+
+
+def test_keeps_the_environment_contract(corpus):
+    check_environment(build_grounded(str(corpus), split="test_data"), rounds=3)
+    check_environment(build_grounded(str(corpus), split="test_data", seeker_knows="history"), rounds=3,
+                      moves={"recommender": lambda obs: Recommendation("More?", ranked_ids=obs.candidates[:4]),
+                             "seeker": lambda obs: SeekerReply("something scary")})
+
+
+def test_bad_settings_are_one_line(corpus, tiny_catalog_dir):
+    with pytest.raises(CrsimError, match="environment.catalog=DIR"):
+        build_grounded(None)
+    with pytest.raises(CrsimError, match="no conversation of split 'nope'"):
+        build_grounded(str(corpus), split="nope")
+    with pytest.raises(CrsimError, match="dialogues.jsonl"):
+        build_grounded(str(tiny_catalog_dir))
+    with pytest.raises(CrsimError, match="seeker_knows"):
+        build_grounded(str(corpus), seeker_knows="everything")
