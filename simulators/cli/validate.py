@@ -17,7 +17,10 @@ reactions, cooperativeness, distinct-1/2, template rate, vocabulary only few ite
 (the leak signal), shortcuts (the target named early, in the top 10 after turn 1), and how
 well a classifier tells simulated turns from real ones (ROC AUC; 0.5: it cannot). Each
 figure has a bootstrap 95% CI over dialogues. Runs of grounded episodes (environment=grounded)
-are compared with the people of the same conversations. Writes validity.csv and validity.png."""
+are compared with the people of the same conversations. Writes validity.csv and validity.png.
+
+crsim validate ranking DIR --recommender A B ... orders recommenders offline on the logged
+dialogues and in simulation on the same conversations, and reports Kendall's tau."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -39,6 +42,10 @@ def parser() -> argparse.ArgumentParser:
 
 @command()
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["ranking"]:
+        from simulators.cli.validate_ranking import main as validate_ranking
+
+        return validate_ranking(argv[1:])
     args = parser().parse_args(argv)
     from environments.catalog import load_catalog_dir
     from simulators.engine.hydra_setup import quiet_environment

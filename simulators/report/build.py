@@ -104,6 +104,7 @@ def _page_content(report: Report, source: Path, runs: Sequence[LoggedRun], metri
     paired_df = report.paired
     show_paired = not paired_df.empty and int(paired_df["n_pairs"].max()) > 0
     plots = [(m, report.out / figures.plot_file_name(m)) for m in metrics]
+    validity_columns, validity_rows, validity_plot = _validity(source)
     return html.PageContent(
         title=f"crsim report — {source.name or source}",
         source=str(source),
@@ -118,7 +119,25 @@ def _page_content(report: Report, source: Path, runs: Sequence[LoggedRun], metri
         n_configs=len(runs),
         notes=report.notes,
         problems=[str(p) for p in report.problems],
+        validity_columns=validity_columns,
+        validity_rows=validity_rows,
+        validity_plot=validity_plot,
     )
+
+
+def _validity(source: Path) -> tuple[list[str], list[list[str]], Path | None]:
+    """`crsim validate`'s table and plot, when it wrote them into the reported directory."""
+    directory = source.parent if source.is_file() else source
+    if not (directory / VALIDITY_CSV).is_file():
+        return [], [], None
+    from simulators.validity.compare import table_rows
+
+    columns, rows = table_rows(pd.read_csv(directory / VALIDITY_CSV))
+    plot = directory / VALIDITY_PNG
+    return columns, rows, plot if plot.is_file() else None
+
+
+VALIDITY_CSV, VALIDITY_PNG = "validity.csv", "validity.png"
 
 
 def _default_out(source: Path) -> Path:

@@ -37,6 +37,9 @@ class PageContent:
     n_configs: int
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    validity_columns: list[str] = field(default_factory=list)  # `crsim validate`'s table, when the run has one
+    validity_rows: list[list[str]] = field(default_factory=list)
+    validity_plot: Path | None = None
 
 
 def script_json(data: Any) -> str:
@@ -86,6 +89,9 @@ def render_page(content: PageContent) -> str:
         problems=content.problems,
         n_configs=content.n_configs,
         n_episodes=len(content.episodes),
+        validity_columns=content.validity_columns,
+        validity_rows=content.validity_rows,
+        validity_plot=png_data_uri(content.validity_plot) if content.validity_plot else None,
         data_json=script_json({"episodes": content.episodes, "cards": content.cards}),
         script=_script(),
     )

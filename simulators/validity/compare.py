@@ -78,18 +78,12 @@ def format_value(value: float, low: float, high: float) -> str:
     return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
-def render_table(frame: pd.DataFrame) -> Any:
-    """Figures as rows; the people, then each run with its difference to them."""
-    from rich.table import Table
-
+def table_rows(frame: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """(columns, rows): figures as rows; the people, then each run with its difference to them."""
     sets = list(dict.fromkeys(frame["set"]))
-    table = Table(title="Seeker turns: simulated vs people (95% CI over dialogues)")
-    table.add_column("figure")
-    for label in sets:
-        table.add_column(label, justify="right")
-        if label != PEOPLE:
-            table.add_column("Δ", justify="right")
+    columns = ["figure"] + [c for label in sets for c in ([label] if label == PEOPLE else [label, "Δ"])]
     order = [spec.name for spec in SPECS] + ["distinguishability_auc"]
+    rows = []
     for name in [n for n in order if n in set(frame["figure"])]:
         cells = [name]
         for label in sets:
@@ -101,7 +95,19 @@ def render_table(frame: pd.DataFrame) -> Any:
             cells.append(format_value(r.value, r.ci_low, r.ci_high))
             if label != PEOPLE:
                 cells.append("-" if math.isnan(r.difference) else f"{r.difference:+.3g}")
-        table.add_row(*cells)
+        rows.append(cells)
+    return columns, rows
+
+
+def render_table(frame: pd.DataFrame) -> Any:
+    from rich.table import Table
+
+    columns, rows = table_rows(frame)
+    table = Table(title="Seeker turns: simulated vs people (95% CI over dialogues)")
+    for position, column in enumerate(columns):
+        table.add_column(column, justify="left" if position == 0 else "right")
+    for row in rows:
+        table.add_row(*row)
     return table
 
 

@@ -45,6 +45,20 @@ def test_writes_every_figure_with_the_people_beside_each_run(tmp_path, capsys):
     assert "words_per_turn" in capsys.readouterr().out
 
 
+def test_crsim_report_shows_the_validity_of_a_run(tmp_path):
+    from simulators.report import build_report
+
+    corpus = tmp_path / "corpus"
+    make_tiny_catalog().save(corpus)
+    _write(corpus / "dialogues.jsonl", [_dialogue(0, ["any good place?", "I like quiet Greek food"])])
+    run = tmp_path / "run"
+    run.mkdir()
+    _write(run / "episodes.jsonl", [_dialogue(i, ["Quiet atmosphere is a big thing for me."]) for i in range(2)])
+    assert main([str(run), "--against", str(corpus), "--no-classifier"]) == 0  # writes into the run
+    page = (build_report(run).out / "index.html").read_text()
+    assert '<section id="validity">' in page and "words_per_turn" in page and "data:image/png;base64" in page
+
+
 def test_a_corpus_without_dialogues_is_one_line(tmp_path, capsys):
     make_tiny_catalog().save(tmp_path / "corpus")
     (tmp_path / "run").mkdir()
