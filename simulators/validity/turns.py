@@ -1,6 +1,8 @@
 """Seeker turns as the validity figures see them, read the same way from a run's episodes
 and from an imported corpus's `dialogues.jsonl` (both are `Episode`s).
 
+A turn the environment put in the transcript (`metadata["opening"]`: a grounded episode's
+real opening, a playlist request) is not the simulated seeker's and is left out.
 Only what the figures use is kept: the text, whether the recommender's turn before it asked
 something, whether the turn reacted to a shown item (feedback or the accepting move), and,
 per dialogue, the targets, what was shown before each seeker turn and the first ranks.
@@ -45,7 +47,7 @@ def seeker_dialogues(episodes: Iterable[Episode]) -> list[SeekerDialogue]:
         for index, turn in enumerate(episode.turns):
             if turn.role == SEEKER:
                 accepted = index == last_seeker and episode.termination == TerminationReason.accepted
-                if turn.text.strip():
+                if turn.text.strip() and not turn.metadata.get("opening"):  # an opening is the environment's
                     turns.append(SeekerTurn(turn.text, asked, bool(turn.feedback) or accepted, frozenset(shown)))
                 asked = False
             else:

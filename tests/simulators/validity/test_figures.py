@@ -68,3 +68,10 @@ def test_ratio_ci_resamples_dialogues():
     value, low, high, n = ratio_ci([0, 2, 0, 2], [2, 2, 2, 2], seed=1)
     assert value == 0.5 and 0.0 <= low < 0.5 < high <= 1.0 and n == 8
     assert math.isnan(ratio_ci([], [])[0])
+
+
+def test_an_opening_the_environment_wrote_is_not_the_seekers():
+    opened = _episode(5, [(S, "Hi I am looking for a movie like Place 01", {"metadata": {"opening": True}}),
+                          (R, "Any budget?", {}), (S, "cheap", {})])
+    [dialogue] = seeker_dialogues([opened])
+    assert [t.text for t in dialogue.turns] == ["cheap"]
