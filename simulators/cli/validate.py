@@ -20,7 +20,9 @@ figure has a bootstrap 95% CI over dialogues. Runs of grounded episodes (environ
 are compared with the people of the same conversations. Writes validity.csv and validity.png.
 
 crsim validate ranking DIR --recommender A B ... orders recommenders offline on the logged
-dialogues and in simulation on the same conversations, and reports Kendall's tau."""
+dialogues and in simulation on the same conversations, and reports Kendall's tau;
+crsim validate reactions DIR --seeker NAME... replays the real recommender's turns to a
+simulated seeker and compares its likes and dislikes with the real person's."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -46,6 +48,10 @@ def main(argv: list[str]) -> int:
         from simulators.cli.validate_ranking import main as validate_ranking
 
         return validate_ranking(argv[1:])
+    if argv[:1] == ["reactions"]:
+        from simulators.cli.validate_reactions import main as validate_reactions
+
+        return validate_reactions(argv[1:])
     args = parser().parse_args(argv)
     from environments.catalog import load_catalog_dir
     from simulators.engine.hydra_setup import quiet_environment
