@@ -23,6 +23,7 @@ FORMATS: dict[str, str] = {
     "redial": "environments.datasets.redial",
     "inspired": "environments.datasets.inspired",
     "durecdial": "environments.datasets.durecdial",
+    "crsarena": "environments.datasets.crsarena",
     "movielens": "environments.datasets.movielens",
     "imdb-reviews": "environments.datasets.imdb_reviews",
     "cpcd": "environments.datasets.cpcd",

@@ -121,6 +121,59 @@ def iter_json_objects(path: Path, errors: RowErrors, progress: bool = False) -> 
         bar.close()
 
 
+def iter_json_array(path: Path, errors: RowErrors) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line where the element starts, object) for each element of a file holding one JSON
+    array of objects (CRS Arena's releases: `[{...}, {...}]`, pretty-printed).
+
+    The whole file is read (such releases are a few MB); elements are decoded one at a
+    time so each is known by the line it starts on. An element that is not an object is a
+    bad row; text that is not a JSON array at all is an error about the file, naming the
+    line where reading stopped.
+    """
+    import json
+
+    path = check_file(path)
+    text = path.read_bytes().decode("utf-8-sig", errors="replace")
+    decoder = json.JSONDecoder()
+    whitespace = " \t\r\n"
+
+    def line_at(position: int) -> int:
+        return text.count("\n", 0, position) + 1
+
+    def skip(position: int) -> int:
+        while position < len(text) and text[position] in whitespace:
+            position += 1
+        return position
+
+    position = skip(0)
+    if position >= len(text) or text[position] != "[":
+        raise CatalogError(path, "expected a JSON array of objects ('[' ...)", line_at(position))
+    position = skip(position + 1)
+    line, counted = 1, 0
+    if position < len(text) and text[position] == "]":
+        return
+    while True:
+        line += text.count("\n", counted, position)
+        counted = position
+        try:
+            obj, end = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as exc:
+            raise CatalogError(path, f"invalid JSON ({exc.msg})", exc.lineno) from None
+        if type(obj) is dict:
+            yield line, obj
+        else:
+            errors.bad(path, line, None, f"expected a JSON object, got {type(obj).__name__}")
+        position = skip(end)
+        if position < len(text) and text[position] == ",":
+            position = skip(position + 1)
+            continue
+        if position < len(text) and text[position] == "]":
+            if skip(position + 1) < len(text):
+                raise CatalogError(path, "text after the closing ']'", line_at(skip(position + 1)))
+            return
+        raise CatalogError(path, "expected ',' or ']' between array elements", line_at(position))
+
+
 def iter_csv_rows(path: Path, errors: RowErrors, *, delimiter: str = ",", encoding: str = "utf-8",
                   progress: bool = False, required: tuple[str, ...] = (),
                   quoting: int = csv.QUOTE_MINIMAL) -> Iterator[tuple[int, dict[str, str]]]:
