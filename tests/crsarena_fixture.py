@@ -6,12 +6,14 @@ conversations of three users with three CRSs.
 
 | conv | CRS | setting | user | sentiment | human overall | judge overall (scripted) |
 | --- | --- | --- | --- | --- | --- | --- |
-| d1 | kbrd_opendialkg | open | u1 | frustrated | 2 | 1 |
-| d2 | kbrd_opendialkg | open | u2 | frustrated | 1 | 2 |
-| d3 | barcor_redial | open | u1 | frustrated | 4 | 3 |
-| d4 | chatgpt_redial | open | u2 | satisfied | 3 | 4 |
-| d5 | chatgpt_redial | closed | u3 | frustrated | 5 | 5 |
-| d6 | barcor_redial | closed | u3 | satisfied | (not in CRSArena-Eval) | 5 |
+| d1 | kbrd_opendialkg | open | u1 | frustrated | 1 | 0 |
+| d2 | kbrd_opendialkg | open | u2 | frustrated | 0 | 1 |
+| d3 | barcor_redial | open | u1 | frustrated | 3 | 2 |
+| d4 | chatgpt_redial | open | u2 | satisfied | 2 | 3 |
+| d5 | chatgpt_redial | closed | u3 | frustrated | 4 | 4 |
+| d6 | barcor_redial | closed | u3 | satisfied | (not in CRSArena-Eval) | 4 |
+
+(The overall impression is stored 0-4, for the people and for the judge.)
 
 Votes: u1 kbrd_opendialkg vs barcor_redial -> barcor_redial; u2 chatgpt_redial vs
 kbrd_opendialkg -> chatgpt_redial (open); u3 chatgpt_redial vs barcor_redial -> tie (closed).
@@ -58,8 +60,8 @@ CONVERSATIONS = [
     ]),
 ]
 
-HUMAN_OVERALL = {"d1": 2, "d2": 1, "d3": 4, "d4": 3, "d5": 5}
-JUDGE_OVERALL = {"d1": 1, "d2": 2, "d3": 3, "d4": 4, "d5": 5, "d6": 5}
+HUMAN_OVERALL = {"d1": 1, "d2": 0, "d3": 3, "d4": 2, "d5": 4}
+JUDGE_OVERALL = {"d1": 0, "d2": 1, "d3": 2, "d4": 3, "d5": 4, "d6": 4}
 # per labelled recommender turn (by its text): (human relevance, scripted judge relevance)
 RELEVANCE = {
     "Have you seen Blade Runner 2049 (2017)?": (0, 0),

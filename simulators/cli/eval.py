@@ -3,7 +3,9 @@
 `crsim eval cpcd` scores a retriever on CPCD's real conversations exactly as CPCD's
 public evaluator does (`simulators.offline.cpcd.protocol`), so its numbers sit next
 to the paper's Table 5. `crsim eval dialogues` scores recommenders on logged dialogues
-(CRAG's protocol on ReDial; `simulators.cli.eval_dialogues`). Input problems print one `crsim: error: ...` line (file, line
+(CRAG's protocol on ReDial; `simulators.cli.eval_dialogues`). `crsim eval judge` puts an LLM
+judge's grades of CRS Arena's conversations beside the people's labels
+(`simulators.cli.eval_judge`). Input problems print one `crsim: error: ...` line (file, line
 and field where there is one) and exit with status 2.
 """
 
@@ -29,9 +31,11 @@ writes scores.csv (the evaluator's layout), run.json and timings.json into --out
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="crsim eval", description="Offline evaluations of recorded dialogues.")
-    commands = p.add_subparsers(title="evaluations", metavar="{cpcd,dialogues}")
+    commands = p.add_subparsers(title="evaluations", metavar="{cpcd,dialogues,judge}")
     commands.add_parser("dialogues", help="recommenders on logged dialogues (crsim eval dialogues --help)",
                         add_help=False)
+    commands.add_parser("judge", help="an LLM judge against people's labels of CRS Arena conversations "
+                                      "(crsim eval judge --help)", add_help=False)
     cpcd = commands.add_parser("cpcd", help="retrieval on CPCD conversations, scored like CPCD's evaluator",
                                description=CPCD_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     cpcd.add_argument("--dialogs", type=Path, nargs="+", required=True, metavar="FILE",
@@ -63,6 +67,10 @@ def main(argv: list[str]) -> int:
         from simulators.cli.eval_dialogues import main as eval_dialogues
 
         return eval_dialogues(argv[1:])
+    if argv[:1] == ["judge"]:
+        from simulators.cli.eval_judge import main as eval_judge
+
+        return eval_judge(argv[1:])
     return dispatch(parser(), argv)
 
 

@@ -31,7 +31,8 @@ plug-ins:       hydra.searchpath=[file:///path/to/your/conf] recommender=your_re
   report DIR                tables with 95% CIs, paired comparisons, plots and a static HTML
                             episode browser for a run or a whole sweep (crsim report --help)
   data import FORMAT ...    convert a public dataset (yelp, amazon2018, amazon2023, redial,
-                            movielens, imdb-reviews, cpcd, products) into a catalog directory
+                            inspired, durecdial, crsarena, movielens, imdb-reviews, cpcd,
+                            products) into a catalog directory
   data info DIR             summarise a catalog directory (crsim data --help)
   generate shopping ...     write TRACER shopping dialogues (WoS-style JSONL, Table-5 stats, a
                             run directory replay/report read); crsim generate --help
@@ -41,6 +42,10 @@ plug-ins:       hydra.searchpath=[file:///path/to/your/conf] recommender=your_re
   eval dialogues DIR --recommender NAME...
                             recommenders on logged dialogues (e.g. a ReDial import):
                             Recall/NDCG@K of the items each turn names (crsim eval dialogues --help)
+  eval judge DIR --llm NAME [KEY=VALUE ...]
+                            an LLM judge's grades of CRS Arena's conversations beside the
+                            people's labels: Pearson/Spearman per aspect, Kendall tau of the
+                            CRS rankings, published evaluators for reference (crsim eval judge --help)
   validate RUN... --against DIR
                             simulated seekers beside the real ones of an imported corpus:
                             shape, language, shortcuts, a real-vs-simulated classifier, each

@@ -54,7 +54,7 @@ def test_conversations_become_episodes_with_satisfaction_votes_and_labels(releas
     assert (profile["crs"], profile["crs_model"], profile["crs_dataset"]) == ("kbrd_opendialkg", "kbrd", "opendialkg")
     assert (profile["user_id"], profile["split"], profile["satisfaction"], profile["satisfied"]) == (
         U1, "open", "frustrated", 0)
-    assert profile["labels"]["dialogue_overall"] == 2 and profile["labels"]["explanation"] == 1
+    assert profile["labels"]["dialogue_overall"] == 1 and profile["labels"]["explanation"] == 1
     assert profile["vote"] == {"result": "lose", "opponent": "barcor_redial", "setting": "open",
                                "session_id": "2024-09-09 12:39:13", "user_id": U1, "crs1": "kbrd_opendialkg",
                                "crs2": "barcor_redial", "vote": "barcor_redial", "feedback": "CRS2 understood me"}
