@@ -33,7 +33,6 @@ movie database.
 
 from __future__ import annotations
 
-import re
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -45,8 +44,10 @@ from pydantic import Field
 from environments.catalog.store import DIALOGUES, ITEMS
 from environments.datasets.base import BadRow, DatasetFormat, ImportOptions, ImportReport, PathArg, RowErrors
 from environments.datasets.fields import req_str
-from environments.datasets.readers import iter_csv_rows, iter_json_array
+from environments.datasets.readers import iter_json_array
 from environments.datasets.writer import CatalogWriter, commit_import
+from environments.datasets.crsarena_titles import YEAR, titles_in
+from environments.datasets.crsarena_votes import DIAL_FILE, Vote, default_votes, read_votes, setting_of
 from environments.errors import CrsimError
 from environments.models import Episode, Item, Role, TerminationReason, Turn
 
@@ -54,16 +55,7 @@ VOTES = "votes.jsonl"
 PARTICIPANTS = {"USER": Role.seeker, "AGENT": Role.recommender}
 EVAL_ROLES = {"USER": Role.seeker, "ASST": Role.recommender}
 SENTIMENTS = {"satisfied": 1, "frustrated": 0}
-VOTE_COLUMNS = ("session_id", "user_id", "crs1", "crs2", "vote")
-DIAL_FILE = re.compile(r"crs_arena_dial_(?P<setting>[A-Za-z0-9-]+)\.json$")
-VOTES_FILE = re.compile(r"votes_(?P<setting>[A-Za-z0-9-]+)\.csv$")
-YEAR = re.compile(r"\((?:1[89]\d\d|20\d\d)\)")
-LIST_LINE = re.compile(r"^\s*\d{1,2}\s*[:.)]?\s+(?P<entry>\S.*?)\s*$")
 #: lower-case words a title may hold between capitalised ones ("The Shape of Water")
-TITLE_CONNECTORS = frozenset({"of", "the", "a", "an", "and", "in", "on", "to", "at", "for", "with", "from",
-                              "vs", "vs.", "de", "la", "le", "du", "&", "-", "–", ":"})
-_QUOTES = "\"'“”‘’*"
-_SPACES = re.compile(r"\s+")
 
 
 class CrsArenaOptions(ImportOptions):
@@ -75,12 +67,6 @@ class CrsArenaOptions(ImportOptions):
         "conversations), merged by conversation id."))
 
 
-def setting_of(path: Path, pattern: re.Pattern[str]) -> str:
-    """`crs_arena_dial_open.json` -> `open`; another name -> its stem."""
-    match = pattern.search(path.name)
-    return match.group("setting") if match else path.name.split(".")[0]
-
-
 def crs_parts(crs: str) -> tuple[str, str]:
     """`kbrd_opendialkg` -> ("kbrd", "opendialkg"): the model and the dataset it was trained on."""
     model, _, dataset = crs.rpartition("_")
@@ -88,121 +74,6 @@ def crs_parts(crs: str) -> tuple[str, str]:
 
 
 # ----------------------------------------------------------------------------------- titles
-def _title_token(token: str, last: bool) -> bool:
-    core = token.strip(_QUOTES)
-    if not core or token[-1] in (",;?" if last else ",;!?"):  # "Airplane! (1980)", not "Yes! Titanic (1997)"
-        return False
-    return core[0].isupper() or core[0].isdigit() or core in TITLE_CONNECTORS
-
-
-def _list_entry(entry: str) -> str | None:
-    entry = entry.replace("**", "")
-    year = YEAR.search(entry)
-    entry = entry[:year.end()] if year else re.split(r"\s[-–]\s|:\s", entry, maxsplit=1)[0]
-    entry = _SPACES.sub(" ", entry).strip(" " + _QUOTES)
-    if entry and not entry[0].islower() and len(entry.split()) <= 12:
-        return entry
-    return None
-
-
-def titles_in(text: str) -> list[str]:
-    """Movie names a CRS turn shows: numbered-list entries, and capitalised words before "(YYYY)"."""
-    found: list[str] = []
-    for line in text.splitlines():
-        listed = LIST_LINE.match(line)
-        if listed:
-            entry = _list_entry(listed.group("entry"))
-            if entry:
-                found.append(entry)
-                continue
-        for year in YEAR.finditer(line):
-            tokens: list[str] = []
-            for token in reversed(line[:year.start()].split()):
-                if not _title_token(token, last=not tokens):
-                    break
-                tokens.append(token)
-            tokens.reverse()
-            while tokens and not tokens[0].strip(_QUOTES)[:1].isupper() and not tokens[0][:1].isdigit():
-                tokens.pop(0)  # a title starts with a capital or a digit
-            if tokens:
-                name = _SPACES.sub(" ", " ".join(tokens)).strip(" " + _QUOTES)
-                found.append(f"{name} {year.group(0)}")
-    return list(dict.fromkeys(found))
-
-
-# ------------------------------------------------------------------------------------ votes
-@dataclass(frozen=True, slots=True)
-class Vote:
-    setting: str
-    line: int
-    session_id: str
-    user_id: str
-    crs1: str
-    crs2: str
-    vote: str
-    feedback: str
-    repeated: bool = False  # the same user, CRSs and vote as an earlier row
-
-    def row(self) -> dict[str, Any]:
-        return {"setting": self.setting, "session_id": self.session_id, "user_id": self.user_id,
-                "crs1": self.crs1, "crs2": self.crs2, "vote": self.vote, "feedback": self.feedback}
-
-    def for_dialogue(self, crs: str) -> dict[str, Any]:
-        """What this battle says about `crs`'s conversation: win, lose or tie, against whom."""
-        result = "tie" if self.vote == "tie" else "win" if self.vote == crs else "lose"
-        return {"result": result, "opponent": self.crs2 if crs == self.crs1 else self.crs1, **self.row()}
-
-
-def read_votes(paths: list[Path], errors: RowErrors) -> list[Vote]:
-    """Every vote row in file order. An exact repeat of an earlier row (same user, CRSs and vote)
-    is kept but flagged (CRS Arena's published Elo ratings count it; its merge script drops it
-    when attaching votes to conversations); a second, different vote of a user on a CRS is a bad row."""
-    votes: list[Vote] = []
-    seen: set[tuple[str, str, str, str]] = set()
-    by_user_crs: dict[tuple[str, str], Vote] = {}
-    for path in paths:
-        setting = setting_of(path, VOTES_FILE)
-        for line, row in iter_csv_rows(path, errors, required=VOTE_COLUMNS):
-            try:
-                user, crs1, crs2, vote = (row[c].strip() for c in ("user_id", "crs1", "crs2", "vote"))
-                for column, value in (("user_id", user), ("crs1", crs1), ("crs2", crs2)):
-                    if not value:
-                        raise BadRow(column, "is empty")
-                if crs1 == crs2:
-                    raise BadRow("crs2", f"the same CRS as crs1 ('{crs1}')")
-                if vote not in (crs1, crs2, "tie"):
-                    raise BadRow("vote", f"expected crs1 ('{crs1}'), crs2 ('{crs2}') or 'tie', got {vote!r}")
-                key = (user, crs1, crs2, vote)
-                repeated = key in seen
-                for crs in (crs1, crs2):
-                    earlier = by_user_crs.get((user, crs))
-                    if earlier is not None and not repeated:
-                        raise BadRow("vote", f"user '{user}' already voted on a battle of '{crs}' "
-                                             f"({earlier.setting}, line {earlier.line}); a conversation "
-                                             "carries one vote")
-            except BadRow as exc:
-                errors.row(path, line, exc)
-                continue
-            seen.add(key)
-            record = Vote(setting, line, row["session_id"].strip(), user, crs1, crs2, vote,
-                          row.get("feedback", "").strip(), repeated)
-            if not repeated:
-                by_user_crs[(user, crs1)] = by_user_crs[(user, crs2)] = record
-            votes.append(record)
-    return votes
-
-
-def default_votes(dialogues: list[Path]) -> list[Path]:
-    """votes_<setting>.csv next to each crs_arena_dial_<setting>.json, where it exists."""
-    found = []
-    for path in dialogues:
-        match = DIAL_FILE.search(path.name)
-        candidate = path.with_name(f"votes_{match.group('setting')}.csv") if match else None
-        if candidate is not None and candidate.is_file() and candidate not in found:
-            found.append(candidate)
-    return found
-
-
 # ---------------------------------------------------------------------------------- labels
 @dataclass(frozen=True, slots=True)
 class Labelled:

@@ -1,5 +1,5 @@
 """`crsim eval judge DIR --llm NAME [KEY=VALUE ...]`: an LLM judge's grades of real conversations
-beside the people's labels (CRS Arena; `simulators.offline.judge_calibration`).
+beside the people's labels (CRS Arena; `simulators.offline.judge`).
 
 The judge's backend is a `conf/llm/NAME.yaml` option composed with the given overrides of its
 keys, exactly as `llm@judge.llm=NAME judge.llm.KEY=VALUE` would compose it for `crsim run`
@@ -136,7 +136,7 @@ def print_tables(frame: Any, result: Any, judge_name: str, console: Any) -> None
                   "ReDial / OpenDialKG subsets, not computed here", highlight=False, markup=False)
     if result is None:
         return
-    from simulators.offline.judge_calibration import PEOPLE_MEASURES
+    from simulators.offline.judge.report import PEOPLE_MEASURES
 
     ranks = Table(title=f"CRSs by mean judge {result.judge_score} and by people (rank in brackets)")
     columns = {"judge_mean": "judge mean", "satisfied_share": "satisfied share",
@@ -206,9 +206,8 @@ def main(argv: list[str]) -> int:
 
     from simulators.cli.failures import warn
     from simulators.engine.logs import LLM_CALLS_FILE, JsonlAppender
-    from simulators.offline.judge_calibration import (
-        build_judge, correlation_frame, grade_all, load_arena, ranking, ranking_rows,
-    )
+    from simulators.offline.judge.grading import build_judge, grade_all, load_arena
+    from simulators.offline.judge.report import correlation_frame, ranking, ranking_rows
     from simulators.results.table import table_console
 
     data = load_arena(args.dir, args.split, args.limit)

@@ -38,7 +38,7 @@ from crsarena_fixture import JUDGE_OVERALL, RELEVANCE, import_release
 from openai_stub_server import OpenAIStubServer, crsim_responder, step_of
 
 from simulators.cli.eval_judge import main
-from simulators.offline.judge_calibration import correlate, elo, kendall_tau, pearson, spearman
+from simulators.offline.judge.correlation import correlate, elo, kendall_tau, pearson, spearman
 
 ELO_VOTES = [{"crs1": "kbrd_opendialkg", "crs2": "barcor_redial", "vote": "barcor_redial"},
              {"crs1": "chatgpt_redial", "crs2": "kbrd_opendialkg", "vote": "chatgpt_redial"},
