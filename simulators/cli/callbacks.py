@@ -1,13 +1,16 @@
-"""Hydra callbacks: after a multirun, one comparison table over all its jobs.
+"""Hydra callbacks: a single run's directory locked before Hydra writes into it; after a
+multirun, one comparison table over all its jobs.
 
-The callback also finds the jobs in which every episode failed (from their logs, so it
-works under every launcher, whose jobs may run in other processes or machines) and leaves
-one error line for `crsim run` to end the sweep with: Hydra ignores what a job returns
-and turns a job's exception into a traceback that skips the summary, so neither can carry it.
+The sweep callback also finds the jobs in which every episode failed (from their logs, so
+it works under every launcher, whose jobs may run in other processes or machines) and leaves
+one error line for `crsim run` to end the sweep with: Hydra ignores what a job returns and
+turns a job's exception into a traceback that skips the summary, so neither can carry it.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,3 +48,43 @@ class SweepSummary(Callback):
         failed, jobs = sweep_failures(sweep_dir)
         if failed:
             _sweep_errors.append(sweep_error(failed, jobs))
+
+
+class RunDirLock(Callback):
+    """A single run (`crsim run` without `-m`) takes its directory's lock
+    (`simulators.engine.run_lock`) before Hydra writes `.hydra/` and its log file there, so
+    a run refused because another one is running into the directory changes nothing in
+    it; the job itself keeps the lock until it ends (`run.run_experiment`). A multirun's
+    jobs, which a launcher may start anywhere, each take theirs when they start."""
+
+    def on_run_start(self, config: DictConfig, **kwargs: Any) -> None:
+        from simulators.cli.commands import exit_status
+        from simulators.engine.run_lock import take_run_dir
+
+        run_dir = _run_dir(config)
+        if run_dir is None:  # not resolvable here: the job locks its directory when it starts
+            return
+        try:
+            take_run_dir(run_dir)
+        except Exception as exc:
+            status = exit_status(exc)
+            if status is None:
+                raise
+            sys.exit(status)
+
+    def on_run_end(self, config: DictConfig, **kwargs: Any) -> None:
+        from simulators.engine.run_lock import release_run_dir
+
+        run_dir = _run_dir(config)
+        if run_dir is not None:  # the job has released it already, unless it never started
+            release_run_dir(run_dir)
+
+
+def _run_dir(config: DictConfig) -> Path | None:
+    """The directory Hydra will run the job in (`run_job` makes `hydra.run.dir` absolute the same way)."""
+    from omegaconf import OmegaConf
+
+    try:
+        return Path(os.path.abspath(str(OmegaConf.select(config, "hydra.run.dir", throw_on_missing=True))))
+    except Exception:  # noqa: BLE001 - an interpolation only Hydra's job setup can resolve
+        return None

@@ -61,6 +61,18 @@ def compose(overrides: list[str]) -> Any:
 
 
 def generate_domain(args: argparse.Namespace, domain: str | None, out: Path) -> dict[str, Any]:
+    from simulators.engine.run_lock import run_dir_lock
+
+    overrides = [f"seed={args.seed}", f"episodes={args.dialogues}", f"seller.phrase_bank={args.phrase_bank}",
+                 f"customer.phrase_bank={args.phrase_bank}", "progress=false"]
+    if domain is not None:
+        overrides.append(f"environment.domain={domain}")
+    cfg = compose([*overrides, *args.overrides])
+    with run_dir_lock(out, "crsim generate", hint="give it its own --out"):  # it appends to a run's logs
+        return _generate_into(args, domain, out, cfg)
+
+
+def _generate_into(args: argparse.Namespace, domain: str | None, out: Path, cfg: Any) -> dict[str, Any]:
     from omegaconf import OmegaConf
 
     from simulators.engine.build import build_setup
@@ -70,11 +82,6 @@ def generate_domain(args: argparse.Namespace, domain: str | None, out: Path) -> 
         WOS_FILE, compare_planners, generate_single_pass, table5, to_wos, write_stats, write_wos,
     )
 
-    overrides = [f"seed={args.seed}", f"episodes={args.dialogues}", f"seller.phrase_bank={args.phrase_bank}",
-                 f"customer.phrase_bank={args.phrase_bank}", "progress=false"]
-    if domain is not None:
-        overrides.append(f"environment.domain={domain}")
-    cfg = compose([*overrides, *args.overrides])
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(OmegaConf.to_yaml(cfg, resolve=True), encoding="utf-8")
     digest = config_hash(cfg)

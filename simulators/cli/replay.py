@@ -130,6 +130,15 @@ def _items(run: Any, catalog: Path | None, console: Any) -> dict:
     return {item.id: item for item in loaded.items} if loaded is not None else {}
 
 
+def _out_lock(out_dir: Path) -> Any:
+    """A replay writes a run-style log of its own, starting it afresh: it holds that
+    directory's run lock meanwhile, so it never empties or appends to a directory a run,
+    a generator or another replay is writing (`--out` may name one)."""
+    from simulators.engine.run_lock import run_dir_lock
+
+    return run_dir_lock(out_dir, "crsim replay", hint="give it its own --out")
+
+
 def _config_hash(run: Any) -> str:
     path = run.run_dir / "config_hash.txt"
     return path.read_text(encoding="utf-8").strip() if path.is_file() else run.episodes[0].config_hash
@@ -145,11 +154,12 @@ def _reexecute(run: Any, episodes: list, out: Path | None, console: Any) -> int:
     setup = build_setup(config["environment"])
     config = with_replayed_llms(run, config, setup.roles)
     out_dir = out or run.run_dir / "reexecute"
-    logs = fresh_logs(out_dir)
-    agents = build_agents_recorded(config, setup, run_dir=out_dir, budget=None)
-    done = replay_episodes(setup, episodes, lambda _: agents, run_seed=run.seed,
-                           max_turns=run.max_turns, config_hash=_config_hash(run), logs=logs)
-    save_replay_config(out_dir, config, {"mode": "reexecute", "source": str(run.log_path)})
+    with _out_lock(out_dir):
+        logs = fresh_logs(out_dir)
+        agents = build_agents_recorded(config, setup, run_dir=out_dir, budget=None)
+        done = replay_episodes(setup, episodes, lambda _: agents, run_seed=run.seed,
+                               max_turns=run.max_turns, config_hash=_config_hash(run), logs=logs)
+        save_replay_config(out_dir, config, {"mode": "reexecute", "source": str(run.log_path)})
     divergences = [d for d in (first_divergence(r.original, r.replayed) for r in done) if d]
     errors = {r.replayed.id: r.replayed.error for r in done if r.replayed.error and not r.original.error}
     if not divergences:
@@ -209,21 +219,22 @@ def _rerun_side(run: Any, episodes: list, args: argparse.Namespace, console: Any
     mode = f"fix-{args.fix}" if args.fix else f"resume-{args.resume_from}"
     label = "-".join(names.get(r) or "own" for r in live)
     out_dir = args.out or run.run_dir / f"replay-{mode}-{label}"
-    logs = fresh_logs(out_dir)
-    agents = build_agents_recorded(new_config, setup, run_dir=out_dir, budget=None, roles=live)
+    with _out_lock(out_dir):
+        logs = fresh_logs(out_dir)
+        agents = build_agents_recorded(new_config, setup, run_dir=out_dir, budget=None, roles=live)
 
-    def agents_for(episode: Any) -> dict[str, Any]:
-        if args.fix is not None:
-            return {**agents, args.fix: ScriptedAgent(args.fix, episode, setup.scripted_action)}
-        return {role: ScriptedAgent(role, episode, setup.scripted_action, rounds=args.resume_from,
-                                    successor=agents[role]) for role in roles}
+        def agents_for(episode: Any) -> dict[str, Any]:
+            if args.fix is not None:
+                return {**agents, args.fix: ScriptedAgent(args.fix, episode, setup.scripted_action)}
+            return {role: ScriptedAgent(role, episode, setup.scripted_action, rounds=args.resume_from,
+                                        successor=agents[role]) for role in roles}
 
-    done = replay_episodes(setup, episodes, agents_for, run_seed=run.seed, max_turns=run.max_turns,
-                           config_hash=_config_hash(run), logs=logs)
-    save_replay_config(out_dir, new_config, {"mode": mode, "source": str(run.log_path),
-                                             "agents": {r: names.get(r) or "as logged" for r in live},
-                                             "overrides": list(args.overrides)})
-    _compare_tables(run, [r.replayed for r in done], f"{mode} {label}", out_dir, console)
+        done = replay_episodes(setup, episodes, agents_for, run_seed=run.seed, max_turns=run.max_turns,
+                               config_hash=_config_hash(run), logs=logs)
+        save_replay_config(out_dir, new_config, {"mode": mode, "source": str(run.log_path),
+                                                 "agents": {r: names.get(r) or "as logged" for r in live},
+                                                 "overrides": list(args.overrides)})
+        _compare_tables(run, [r.replayed for r in done], f"{mode} {label}", out_dir, console)
     errors = sum(1 for r in done if r.replayed.error)
     console.print(f"replayed {len(done)} episodes ({errors} errors); log in {out_dir}", highlight=False)
     return 0

@@ -7,6 +7,7 @@ status 2 instead of a traceback. SIGINT and SIGTERM stop the run between log lin
 finished episodes stay logged, the run says how many and how to resume, and exits 130.
 A run in which every episode failed is such an error too (`simulators.cli.failures`); in a
 sweep the other jobs run on and the sweep exits 2 after its summary.
+A run holds a lock on its directory while it runs: a second run into it stops at once.
 """
 
 from __future__ import annotations
@@ -73,11 +74,22 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 
 def run_experiment(cfg: Any) -> Any:
-    """The body of one Hydra job: build, run, score, report. Returns the results frame."""
-    from simulators.cli.commands import exit_status
+    """The body of one Hydra job: build, run, score, report. Returns the results frame.
 
+    The job holds its directory's lock (`engine/run_lock.py`) throughout, so a second run
+    into the same directory stops before it writes anything; a single run has taken it
+    already (`callbacks.RunDirLock`), before Hydra wrote its own files there."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    from simulators.cli.commands import exit_status
+    from simulators.engine.run_lock import run_dir_lock
+
+    sweep = HydraConfig.get().mode == RunMode.MULTIRUN
+    hint = "give the sweep its own hydra.sweep.dir" if sweep else "give it its own hydra.run.dir"
     try:
-        return _run(cfg)
+        with run_dir_lock(Path(HydraConfig.get().runtime.output_dir), hint=hint):
+            return _run(cfg)
     except (Exception, KeyboardInterrupt) as exc:
         status = exit_status(exc, lambda: interrupted_summary(cfg))
         if status is None:

@@ -30,6 +30,7 @@ def test_every_launcher_writes_the_sweep_table_of_a_local_sweep(tiny_catalog_dir
         done = crsim("run", "-m", f"hydra/launcher={launcher}", f"environment.catalog={tiny_catalog_dir}", *COMMON,
                      "recommender=popularity,bm25", f"hydra.sweep.dir={sweep}")
         assert done.returncode == 0, (launcher, done.stderr[-2000:])
+        assert not list(sweep.rglob("crsim.lock")), launcher  # each job locked its directory and let it go
         tables[launcher] = (sweep / "summary.csv").read_text()
     assert "recommender=bm25" in tables["basic"] and "recommender=popularity" in tables["basic"]
     assert tables["joblib"] == tables["basic"] and tables["ray_local"] == tables["basic"]

@@ -123,3 +123,20 @@ def test_single_pass_through_an_llm_server(openai_stub, tmp_path):
     calls = read_jsonl(out / "llm_calls.jsonl")
     assert len(calls) == 2 and {c["step"] for c in calls} == {"shopping_single_pass"} and all(c["ok"] for c in calls)
     assert openai_stub.count >= 2  # one request per dialogue, plus any transport retry the SDK made under load
+
+
+def test_generating_into_a_directory_a_run_is_writing_stops_at_once(single_pass):
+    """`crsim generate` appends to a run's logs, so it takes the run-directory lock too."""
+    import os
+
+    from simulators.engine.run_lock import LOCK_FILE, run_dir_lock
+
+    before = {name: (single_pass / name).read_bytes() for name in ("episodes.jsonl", "config.yaml", "wos.jsonl")}
+    with run_dir_lock(single_pass, "crsim run"):
+        refused = crsim("generate", "shopping", "--domain", "beauty", "--dialogues", "8", "--out", str(single_pass),
+                        "--no-progress", *SMALL)
+    assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1, refused.stderr[-2000:]
+    assert refused.stderr.startswith("crsim: error:") and f"pid {os.getpid()}" in refused.stderr
+    assert "own --out" in refused.stderr
+    assert {name: (single_pass / name).read_bytes() for name in before} == before
+    assert not (single_pass / LOCK_FILE).exists()  # released when the single-pass run ended, and now

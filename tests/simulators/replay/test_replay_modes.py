@@ -132,6 +132,23 @@ def test_a_logged_target_the_catalog_no_longer_has_is_one_line(logged_run, run_c
     assert not (run_copy / "out" / "episodes.jsonl").exists() or not (run_copy / "out" / "episodes.jsonl").read_text()
 
 
+def test_a_replay_into_a_directory_in_use_stops_and_empties_nothing(run_copy, capsys):
+    """A replay starts its output directory afresh; while a run (here this test) holds that
+    directory's lock, it stops with one line instead, and it holds the lock itself while it writes."""
+    import os
+
+    from simulators.engine.run_lock import LOCK_FILE, run_dir_lock
+
+    before = (run_copy / "episodes.jsonl").read_bytes()
+    with run_dir_lock(run_copy):
+        assert main([str(run_copy), "--reexecute", "--out", str(run_copy)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("crsim: error:") and len(err.splitlines()) == 1
+    assert f"pid {os.getpid()}" in err and "its own --out" in err
+    assert (run_copy / "episodes.jsonl").read_bytes() == before
+    assert main([str(run_copy), "--fix", "seeker"]) == 0 and not list(run_copy.rglob(LOCK_FILE))
+
+
 def test_resumed_agents_remember_the_logged_turns(run_copy):
     # The recommender taking over after turn 2 knows which aspects the log already asked
     # about, and the seeker which facts it already stated: neither repeats them.
