@@ -14,7 +14,7 @@ from simulators.engine.hydra_setup import CONF_DIR, register_resolvers
     (["nosuchkey=3"], "no key 'nosuchkey' in the config"),
     (["recommender=nosuch"], "Could not find 'recommender/nosuch'; available: bm25,"),
     (["recommender=bm25,nosuch", "episodes=2"], "Could not find 'recommender/nosuch'"),  # a sweep's later job
-    (["environment=nope"], "available: movies,"),
+    (["environment=nope"], "available: grounded, movies,"),
     (["recommender.question_pool=[1,"], "cannot read the overrides"),
 ])
 def test_each_mistake_is_one_line_naming_it(overrides, expected):

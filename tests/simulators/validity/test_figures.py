@@ -75,3 +75,20 @@ def test_an_opening_the_environment_wrote_is_not_the_seekers():
                           (R, "Any budget?", {}), (S, "cheap", {})])
     [dialogue] = seeker_dialogues([opened])
     assert [t.text for t in dialogue.turns] == ["cheap"]
+
+
+def test_rare_vocabulary_share_by_hand():
+    from environments.catalog import Catalog
+    from environments.models import CatalogManifest, Item
+
+    # "zesty" is in one item's text, "food" in all three: rare = words used by 1-2 items
+    items = [Item(id="a", title="A", category="x", description="zesty food"),
+             Item(id="b", title="B", category="x", description="plain food"),
+             Item(id="c", title="C", category="x", description="good food plain")]
+    catalog = Catalog(CatalogManifest(name="t", domain="x", item_noun="things"), items)
+    rare = rare_vocabulary(catalog)
+    assert rare == {"zesty", "good", "plain"}
+    # content words: "zesty", "food", "please" (want/something are function words) -> 1 rare of 3
+    dialogues = seeker_dialogues([_episode(0, [(R, "Hi?", {}), (S, "I want zesty food please", {})])])
+    figure = compute_figures(dialogues, rare=rare)["rare_vocabulary_share"]
+    assert abs(figure.value - 1 / 3) < 1e-12 and figure.n == 3
