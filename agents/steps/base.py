@@ -10,12 +10,30 @@ With no chat model configured (`llm=offline`) only the offline path runs.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel
 
 I = TypeVar("I")
 O = TypeVar("O", bound=BaseModel)
+
+
+_CAPTURED: ContextVar[list[tuple[Any, Any]] | None] = ContextVar("crsim_captured_steps", default=None)
+
+
+@contextmanager
+def capture_steps() -> Iterator[list[tuple[Any, Any]]]:
+    """Collect (step, inputs) of every step run inside the block, offline or not: real inputs
+    for measuring a model on each step (`simulators/offline/llm_steps.py`)."""
+    found: list[tuple[Any, Any]] = []
+    token = _CAPTURED.set(found)
+    try:
+        yield found
+    finally:
+        _CAPTURED.reset(token)
 
 
 class LanguageStep(ABC, Generic[I, O]):
@@ -28,6 +46,9 @@ class LanguageStep(ABC, Generic[I, O]):
         self.role = role
 
     async def run(self, inputs: I) -> O:
+        captured = _CAPTURED.get()
+        if captured is not None:
+            captured.append((self, inputs))
         if self.llm is None:
             return self.offline(inputs)
         from agents.llm.structured import LLMStepError, run_structured
