@@ -26,6 +26,7 @@ import numpy as np
 
 from environments.base import ItemCard
 from environments.catalog import Catalog, load_catalog
+from environments.episodes import pick_entry
 from environments.errors import CrsimError
 from environments.multi_target.profile import DisclosedTarget, PepperProfile, SeenReview
 from environments.multi_target.sampling import UserSlot, split_history
@@ -115,17 +116,8 @@ class MultiTargetEnvironment(TargetRankingEnvironment):
     def reset(self, *, seed: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
         """Episode i simulates pool user i (modulo the pool), so a run covers distinct users;
         `options={"user": id}` picks one, and without an index the seed draws one."""
-        rng = self._start(seed)
-        pool, options = self.setup.pool, options or {}
-        if "user" in options:
-            matches = [slot for slot in pool if slot.user_id == options["user"]]
-            if not matches:
-                raise ValueError(f"user '{options['user']}' is not in the user pool")
-            self._slot = matches[0]
-        elif options.get("episode_index") is not None:
-            self._slot = pool[int(options["episode_index"]) % len(pool)]
-        else:
-            self._slot = pool[int(rng.integers(len(pool)))]
+        self._slot = pick_entry(self.setup.pool, options, "user", lambda slot: slot.user_id, self._start(seed),
+                                "in the user pool")
         return self._open(self.setup.profile_for(self._slot))
 
     def target_ids(self) -> list[str]:

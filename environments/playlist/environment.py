@@ -29,25 +29,14 @@ from typing import Any
 import numpy as np
 
 from environments.base import (
-    DialogueInterface,
-    Environment,
-    EnvironmentSetup,
-    ItemCard,
-    ItemInterface,
-    Recommendation,
-    SeekerReply,
+    DialogueInterface, Environment, EnvironmentSetup, ItemCard, ItemInterface, Recommendation, SeekerReply,
     StepResult,
 )
 from environments.catalog import Catalog, load_catalog
+from environments.episodes import pick_entry
 from environments.errors import CrsimError
 from environments.models import (
-    EpisodeEvaluation,
-    ItemSetState,
-    Role,
-    TargetRank,
-    TerminationReason,
-    Turn,
-    TurnEvaluation,
+    EpisodeEvaluation, ItemSetState, Role, TargetRank, TerminationReason, Turn, TurnEvaluation,
 )
 from environments.playlist.goals import PlaylistGoal, ThemeBrief, listener_taste, load_goals, request_brief
 from environments.playlist.views import Curation, CuratorObservation, PlaylistSeekerObservation
@@ -138,16 +127,8 @@ class PlaylistEnvironment(Environment):
         """Episode i curates goal i (modulo the goals); `options={"goal": id}` picks one."""
         self._seed = seed
         self._rng = np.random.default_rng(seed)
-        goals, options = self.setup.goals, options or {}
-        if "goal" in options:
-            matches = [g for g in goals if g.goal_id == options["goal"]]
-            if not matches:
-                raise ValueError(f"goal '{options['goal']}' is not among this run's playlist goals")
-            self._goal = matches[0]
-        elif options.get("episode_index") is not None:
-            self._goal = goals[int(options["episode_index"]) % len(goals)]
-        else:
-            self._goal = goals[int(self._rng.integers(len(goals)))]
+        self._goal = pick_entry(self.setup.goals, options, "goal", lambda goal: goal.goal_id, self._rng,
+                                "among this run's playlist goals")
         self.dialogue.append(Role.seeker, self._goal.request, metadata={"opening": True})
         return {role: self.observe(role) for role in self.setup.roles}
 

@@ -28,6 +28,7 @@ from typing import Any
 from environments.base import ItemCard
 from environments.catalog import Catalog, load_catalog_dir
 from environments.catalog.store import DIALOGUES
+from environments.episodes import pick_entry
 from environments.errors import CrsimError
 from environments.models import Episode, Role
 from environments.multi_target.profile import PepperProfile, SeenReview
@@ -159,17 +160,8 @@ class GroundedEnvironment(TargetRankingEnvironment):
 
     def reset(self, *, seed: int, options: dict[str, Any] | None = None) -> dict[str, Any]:
         """Episode i is conversation i (modulo their number); `options={"conversation": id}` names one."""
-        rng = self._start(seed)
-        conversations, options = self.setup.conversations, options or {}
-        if "conversation" in options:
-            matches = [c for c in conversations if c.conversation_id == options["conversation"]]
-            if not matches:
-                raise ValueError(f"conversation '{options['conversation']}' is not grounded in this run")
-            self._conversation = matches[0]
-        elif options.get("episode_index") is not None:
-            self._conversation = conversations[int(options["episode_index"]) % len(conversations)]
-        else:
-            self._conversation = conversations[int(rng.integers(len(conversations)))]
+        self._conversation = pick_entry(self.setup.conversations, options, "conversation",
+                                        lambda c: c.conversation_id, self._start(seed), "grounded in this run")
         self._profile = self.setup.profile_for(self._conversation)
         for role, text in self._conversation.opening:
             self.dialogue.append(role, text, metadata={"opening": True})
