@@ -192,3 +192,9 @@ def encode_bulk(encoder: Encoder, texts: Sequence[str]) -> np.ndarray:
     """`texts` encoded as one fixed list, bypassing a `TextEncoder`'s memo (build-time jobs:
     catalog documents, mined terms, phrase banks). Any object with `encode` works."""
     return getattr(encoder, "encode_uncached", encoder.encode)(list(texts))
+
+
+def bulk_id(encoder: Encoder) -> str:
+    """The encoder's name in the keys of anything built from `encode_bulk` rows: its `bulk_id`
+    where its bulk rows depend on how it batches them (`OnnxEncoder`), else its `model_id`."""
+    return str(getattr(encoder, "bulk_id", None) or encoder.model_id)

@@ -61,7 +61,8 @@ class MultiVectorIndex:
             indices.extend(sorted(columns))
             indptr.append(len(indices))
         texts = list(vocabulary)
-        vectors = embed_cached(texts, encoder, cache_dir, show_progress=len(texts) > 1000) if texts else None
+        vectors = (embed_cached(texts, encoder, cache_dir, show_progress=len(texts) > 1000, what="item fields")
+                   if texts else None)
         return cls(catalog, encoder, dense, texts, np.asarray(indptr, np.int64), np.asarray(indices, np.int64),
                    vectors)
 

@@ -29,6 +29,7 @@ import numpy as np
 from environments.models import Snippet
 from environments.search.cache import cache_dir_for, content_key
 from environments.search.dense import HNSW_EF_SEARCH, HNSW_THRESHOLD, _hnsw, embed_cached
+from environments.search.embeddings import bulk_id
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -95,7 +96,7 @@ class SnippetIndex:
                 item_rows[row].append(item)
         matrix = embed_cached(texts, encoder, cache_dir, show_progress=show_progress)
         if len(texts) > HNSW_THRESHOLD:
-            key = content_key(getattr(encoder, "model_id", "encoder"), *texts)
+            key = content_key(bulk_id(encoder), *texts)
             index = _hnsw(matrix, cache_dir_for("snippets", cache_dir) / f"{key}.hnsw.faiss")
         else:
             index = faiss.IndexFlatIP(matrix.shape[1])

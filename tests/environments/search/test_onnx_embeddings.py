@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from environments.errors import CrsimError
-from environments.search import encoders
+from environments.search import encoders, onnx_embeddings
 from environments.search.encoders import get_encoder
+from environments.search.onnx_embeddings import OnnxEncoder
 
 TEXTS = [
     "The lamb kebab was tender and cheap.",
@@ -60,3 +61,19 @@ def test_a_missing_package_is_a_one_line_error(monkeypatch):
     monkeypatch.setattr(encoders, "_ENCODERS", {})
     with pytest.raises(CrsimError, match=r"reinstall it \(pip install -e \.\), or choose embedding_model=null"):
         get_encoder("minilm-int8")
+
+
+def test_bulk_rows_are_reproducible_whatever_the_thread_count(monkeypatch):
+    encoder = OnnxEncoder()
+    texts = TEXTS * 12 + [f"review number {i} says the soup was {'hot' if i % 2 else 'cold'}" for i in range(90)]
+    calls: list[int] = []
+    monkeypatch.setattr(onnx_embeddings, "BULK_THREADS", 2)
+    two = encoder.encode_uncached(texts, progress=calls.append)
+    monkeypatch.setattr(onnx_embeddings, "BULK_THREADS", 1)
+    one = encoder.encode_uncached(texts)
+    assert np.array_equal(one, two)  # batches depend on the list only, not on who runs them
+    assert sum(calls) == len(texts) and len(calls) >= len(texts) // onnx_embeddings.BULK_BATCH
+    # length-bucketed bulk rows are the one-per-pass rows of the per-turn path, to rounding
+    assert (encoder.encode(TEXTS) * two[:len(TEXTS)]).sum(axis=1).min() > 0.9999
+    assert np.array_equal(two[:len(TEXTS)], two[len(TEXTS):2 * len(TEXTS)])  # a text's row is its own
+    assert encoder.bulk_id.startswith(encoder.model_id) and encoder.bulk_id != encoder.model_id
