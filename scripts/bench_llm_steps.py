@@ -23,22 +23,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
-def build_llm(name: str, settings: list[str]):
-    """`conf/llm/<name>.yaml` with KEY=VALUE settings, built as `crsim run` would."""
-    from hydra.utils import instantiate
-    from omegaconf import OmegaConf
-
-    from simulators.engine.hydra_setup import CONF_DIR
-
-    config = OmegaConf.load(CONF_DIR / "llm" / f"{name}.yaml")
-    for setting in settings:
-        key, _, value = setting.partition("=")
-        OmegaConf.update(config, key, OmegaConf.create({"v": value})["v"] if value else None, force_add=True)
-    config.cache = True if "cache" in config else config.get("cache")
-    return instantiate(config, _convert_="all")
-
-
 def main() -> None:
+    from simulators.cli.eval_judge import compose_llm
     from simulators.offline.llm_steps import SOURCES, step_report
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -49,7 +35,7 @@ def main() -> None:
     parser.add_argument("--sources", nargs="*", default=list(SOURCES), choices=list(SOURCES))
     parser.add_argument("--out", type=Path, default=Path("outputs/bench/bench_llm_steps.json"))
     args = parser.parse_args()
-    llm = build_llm(args.llm[0], args.llm[1:])
+    llm, _config = compose_llm(args.llm[0], args.llm[1:])  # its backend's own cache makes a re-run free
     started = time.perf_counter()
     results, missing = step_report(llm, sources=args.sources, per_step=args.per_step, steps=args.steps)
     rows = [r.row() for r in results]

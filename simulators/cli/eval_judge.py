@@ -66,10 +66,18 @@ def parser() -> argparse.ArgumentParser:
 
 
 def build_llm(spec: list[str] | None) -> tuple[Any, dict[str, Any]]:
-    """The chat model `conf/llm/<name>.yaml` + overrides composes to, and its resolved config."""
+    """The judge's chat model from `--llm NAME KEY=VALUE...`; offline there is none."""
     if not spec or spec[0] == "offline":
         raise CrsimError(NEEDS_LLM)
-    name, *overrides = spec
+    llm, node = compose_llm(spec[0], spec[1:])
+    if llm is None:
+        raise CrsimError(NEEDS_LLM)
+    return llm, node
+
+
+def compose_llm(name: str, overrides: list[str]) -> tuple[Any, dict[str, Any]]:
+    """The chat model `conf/llm/<name>.yaml` + KEY=VALUE overrides composes to (as `crsim run`
+    would compose `llm@ROLE.llm=name`), and its resolved config."""
     bad = [o for o in overrides if "=" not in o]
     if bad:
         raise CrsimError(f"--llm {name}: expected KEY=VALUE overrides after the option name, got {' '.join(bad)}")
@@ -96,8 +104,6 @@ def build_llm(spec: list[str] | None) -> tuple[Any, dict[str, Any]]:
         if cause is None:
             raise
         raise cause from None
-    if llm is None:
-        raise CrsimError(NEEDS_LLM)
     return llm, node  # type: ignore[return-value]
 
 

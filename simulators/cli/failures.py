@@ -82,8 +82,9 @@ def log_failures(episodes: LoggedEpisodes) -> Failures:
 def run_dir_failures(run_dir: Path) -> Failures | None:
     """The failures among a `crsim run` directory's episodes of its own config (None: no log)."""
     from simulators.engine.logs import EPISODES_FILE, LoggedEpisodes
+    from simulators.results.runlog import CONFIG_HASH_FILE
 
-    log, digest = Path(run_dir) / EPISODES_FILE, Path(run_dir) / "config_hash.txt"
+    log, digest = Path(run_dir) / EPISODES_FILE, Path(run_dir) / CONFIG_HASH_FILE
     if not log.is_file() or not digest.is_file():
         return None
     return log_failures(LoggedEpisodes(log, digest.read_text(encoding="utf-8").strip()))
@@ -99,7 +100,9 @@ def sweep_failures(sweep_dir: Path) -> tuple[list[tuple[str, Failures]], int]:
     from simulators.results.sweep import job_labels
 
     sweep_dir = Path(sweep_dir)
-    jobs = sorted(p.parent for p in sweep_dir.rglob("config_hash.txt") if p.parent != sweep_dir)
+    from simulators.results.runlog import CONFIG_HASH_FILE
+
+    jobs = sorted(p.parent for p in sweep_dir.rglob(CONFIG_HASH_FILE) if p.parent != sweep_dir)
     found = [(label, run_dir_failures(job)) for label, job in zip(job_labels(jobs, sweep_dir), jobs, strict=True)]
     logged = [(label, failures) for label, failures in found if failures is not None]
     return [(label, failures) for label, failures in logged if failures.every], len(logged)

@@ -73,7 +73,7 @@ def main(argv: list[str]) -> int:
     shared = load_catalog_dir(args.catalog) if args.catalog else None
     runs = []
     for path, run in logged:
-        catalog = shared or _run_catalog(run.config, console)
+        catalog = shared or _run_catalog(run, console)
         label = run.label if len(args.runs) == 1 else f"{path.name}:{run.label}"
         runs.append(SeekerSet.of(label, run.episodes, catalog))
     empty = [r.label for r in [people, *runs] if not r.dialogues]
@@ -96,13 +96,12 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _run_catalog(config: dict[str, Any] | None, console: Any) -> Any:
+def _run_catalog(run: Any, console: Any) -> Any:
     """The run's catalog from its config (item figures are left out without one)."""
     from simulators.report.cards import try_config_catalog
-    from simulators.results.runlog import LoggedRun
 
     notes: list[str] = []
-    catalog = try_config_catalog(LoggedRun(Path("."), "run", [], config=config), notes) if config else None
+    catalog = try_config_catalog(run, notes) if run.config else None
     for note in notes:
         console.print(note, highlight=False, markup=False)
     return catalog

@@ -46,12 +46,14 @@ def _states_a_target_value(output: Any, inputs: Any) -> bool | None:
 
 
 def _picked_on_screen(output: Any, inputs: Any) -> bool | None:
-    """playlist_pick: every track it names is one of the numbered tracks on screen."""
-    picks = getattr(output, "tracks", None)
-    shown = getattr(inputs, "shown", None)
-    if picks is None or shown is None:
+    """playlist_pick: every track it names links to a track on screen (`link_tracks`, as the curator reads it)."""
+    from agents.steps.playlist import link_tracks
+
+    names, shown = getattr(output, "add", None), getattr(inputs, "shown", None)
+    if names is None or shown is None:
         return None
-    return all(isinstance(p, int) and 1 <= p <= len(shown) or isinstance(p, str) for p in picks)
+    _linked, unknown = link_tracks(names, shown)
+    return not unknown
 
 
 CHECKS: dict[str, Callable[[Any, Any], bool | None]] = {

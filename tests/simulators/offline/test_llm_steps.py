@@ -52,3 +52,15 @@ def test_the_whole_report_names_what_it_could_not_exercise(openai_stub):
     assert {r.step for r in results} >= {"seeker_answer", "summarize_reviews"}
     assert "judge" in missing and "seeker_answer" not in missing
     assert json.dumps([r.row() for r in results])  # rows are plain JSON
+
+
+def test_the_pick_check_reads_names_as_the_curator_does():
+    from agents.steps.playlist import PickInput, Picks
+    from environments.base import ItemCard
+    from simulators.offline.llm_steps import CHECKS
+
+    shown = [ItemCard("t1", "Blue Moon", "", {"artist": "A"}), ItemCard("t2", "Red Sky", "", {"artist": "B"})]
+    inputs = PickInput(dialogue=(), playlist=(), shown=shown, count=2, fallback=Picks(response="ok"))
+    check = CHECKS["playlist_pick"]
+    assert check(Picks(add=["1", "Red Sky"], response="here"), inputs) is True
+    assert check(Picks(add=["Green Field"], response="here"), inputs) is False
