@@ -34,7 +34,7 @@ def _wait_for_lines(path: Path, n: int, process: subprocess.Popen, timeout: floa
         if path.exists() and path.read_text().count("\n") >= n:
             return
         assert process.poll() is None, process.communicate()
-        time.sleep(0.2)
+        time.sleep(0.05)
     raise AssertionError(f"{path} never reached {n} lines")
 
 
@@ -62,13 +62,16 @@ def reference(tiny_catalog_dir_module: Path, tmp_path_factory: pytest.TempPathFa
 
 @pytest.fixture(scope="module")
 def long_reference(tiny_catalog_dir_module: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
-    """Two workers log tiny-catalog episodes faster than a signal lands after the third."""
+    """Tiny-catalog episodes are logged faster than a signal lands after the third (two workers
+    even more so): enough episodes that the signal still lands mid-run."""
     return _reference(tiny_catalog_dir_module, tmp_path_factory.mktemp("long-reference"), WORKER_EPISODES)
 
 
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
-def test_a_polite_signal_leaves_a_valid_log_a_summary_and_status_130(reference, tmp_path: Path, how) -> None:
-    catalog, expected = reference
+def test_a_polite_signal_leaves_a_valid_log_a_summary_and_status_130(long_reference, tmp_path: Path, how) -> None:
+    """Compared against the long reference: on a loaded machine a tiny-catalog run logged 46
+    episodes between the third line and the signal, past a 40-episode reference."""
+    catalog, expected = long_reference
     run_dir = tmp_path / "run"
     process = _start(catalog, run_dir, 5000)
     _wait_for_lines(run_dir / "episodes.jsonl", 3, process)
@@ -77,9 +80,10 @@ def test_a_polite_signal_leaves_a_valid_log_a_summary_and_status_130(reference, 
     assert process.returncode == 130, err[-2000:]
     assert "crsim: interrupted:" in err and f"hydra.run.dir={run_dir}" in err
     logged = _sorted_lines(run_dir / "episodes.jsonl")
-    assert 3 <= len(logged) < EPISODES, "the signal came too late for this test to mean anything"
+    assert 3 <= len(logged) < WORKER_EPISODES, "the signal came too late for this test to mean anything"
     assert logged == expected[: len(logged)]  # one at a time: the first episodes, finished
-    again = crsim("run", f"environment.catalog={catalog}", f"episodes={EPISODES}", *COMMON, f"hydra.run.dir={run_dir}")
+    again = crsim("run", f"environment.catalog={catalog}", f"episodes={WORKER_EPISODES}", *COMMON,
+                  f"hydra.run.dir={run_dir}")
     assert again.returncode == 0, again.stderr[-2000:]
     assert _sorted_lines(run_dir / "episodes.jsonl") == expected
 
