@@ -56,6 +56,11 @@ def target_knowledge(catalog: Catalog, item: Item) -> TargetKnowledge:
     return plain_knowledge(item.attributes)
 
 
+def is_world(catalog: Catalog) -> bool:
+    """Whether `catalog` is a synthetic world (its seekers speak from the world's truth)."""
+    return catalog.path is not None and _world_truth(str(catalog.path)) is not None
+
+
 def plain_knowledge(attributes: dict[str, AttributeValue]) -> TargetKnowledge:
     """Shown attributes, each said by its value ("size_range" -> "size range"): all a seeker
     knows on a catalog without truth."""

@@ -11,13 +11,22 @@ nothing left to say twice, it ends the conversation (`quit`) rather than stall: 
 review-only catalog the seeker used to repeat "That's about all I can think of." for the
 rest of the episode.
 
+Besides answering, it talks as people do (`agents.steps.seeker_talk`): once items are
+shown it sometimes reacts to one (its target: it looks right; another: not it, and why,
+with `dislike` feedback), asks the recommender about one ("is the second one quiet?"), or
+names an item it liked before (its reviewer's other favourites; a grounded person's named
+items). On a real catalog it first says what kind of product it wants, and everything it
+says is in words many items share (`TargetBiasedProfile.shared_words`).
+
 Graph per turn: `prepare` (first turn only: summarise the reviews and turn the profile
 into facts) → `answer` (pick and phrase what to say) → END.
 """
 
 from __future__ import annotations
 
+import random
 import re
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,10 +37,13 @@ from langgraph.runtime import Runtime
 from agents.base import GraphAgent, TurnState
 from agents.steps.clarify import OPEN_QUESTION
 from agents.steps.review_facts import facts_from_reviews
-from agents.steps.seeker_answer import GIVING_UP, NOTHING_LEFT, AnswerInput, Fact, SeekerAnswerStep, Wording
+from agents.steps import seeker_talk as talk
+from agents.steps.seeker_answer import (
+    GIVING_UP, NOTHING_LEFT, AnswerInput, Fact, SeekerAnswer, SeekerAnswerStep, Wording,
+)
 from agents.steps.summarize import SummarizeInput, SummarizeReviewsStep
 from agents.steps.text import pick, split_sentences
-from environments.base import SeekerObservation, SeekerReply
+from environments.base import ItemCard, SeekerObservation, SeekerReply
 from environments.models import Role, Turn
 from environments.single_target import TargetBiasedProfile
 from environments.target_facts import TargetFact, plain_knowledge
@@ -52,11 +64,27 @@ SIGNATURE_FORMS = (
     "I remember people raving about the {s}.",
     "The {s} is what I keep hearing about.",
 )
+# What kind of product it is after, said first on a real catalog.
+KIND_FORMS = (
+    "I need {k}.", "Looking for {k}.", "Shopping for {k}.", "I'm after {k}.", "After {k}, please.",
+    "Trying to find {k}.", "I want to get {k}.", "I'd like {k}.",
+)
+MAX_TITLE_WORDS = 5  # a longer title (a product's listing name) is referred to by its position
+
+
+@dataclass(frozen=True, slots=True)
+class TalkRates:
+    """How often, once items are shown, a turn reacts to one, asks about one, or names a liked item."""
+
+    react: float = 0.3
+    ask: float = 0.2
+    name: float = 0.15
 
 
 class SeekerState(TurnState, total=False):
     facts: list[Fact]
     stated: list[str]
+    reacted: list[str]  # shown items already reacted to or asked about
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +92,7 @@ class SeekerContext:
     answer: SeekerAnswerStep
     summarize: SummarizeReviewsStep
     own_review_sentences: int
+    rates: TalkRates = TalkRates()
 
 
 def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentences: int) -> list[Fact]:
@@ -74,20 +103,34 @@ def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentenc
     facts += [Fact(f"sig:{s}", s, frame(pick(SIGNATURE_FORMS, s, profile.target_id), s=s), None,
                    ("signature", s, 1), salience=0.6) for s in knowledge.signatures]
     own = " ".join(split_sentences(profile.own_review)[:own_review_sentences])
-    facts.extend(facts_from_reviews([own, summary, *profile.positive_reviews]))
+    facts.extend(facts_from_reviews([own, summary, *profile.positive_reviews], shared=profile.shared_words,
+                                    critical=profile.critical_reviews if profile.shared_words is not None else ()))
+    if profile.kind:
+        kind = with_article(profile.kind)
+        facts.insert(0, Fact("kind", f"kind of product: {profile.kind}", pick(KIND_FORMS, profile.target_id).format(
+            k=kind), "kind", salience=1.0, phrase=kind))
     return facts
+
+
+def with_article(noun: str) -> str:
+    """"a tuner", "an amp", "some strings" (a plural takes no "a")."""
+    last = noun.split()[-1]
+    if last.endswith("s") and not last.endswith(("ss", "us", "is")):
+        return f"some {noun}"
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
 
 
 def value_fact(fact: TargetFact, target_id: str) -> Fact:
     """A target value with a plain wording and its vague and negative alternatives."""
     key = f"attr:{fact.aspect}={fact.value}"
-    plain = frame(pick(WANT_FORMS, key, target_id), p=pick(fact.says, target_id, key))
+    phrase = pick(fact.says, target_id, key)
+    plain = frame(pick(WANT_FORMS, key, target_id), p=phrase)
     claim = (fact.aspect, fact.value, 1)
     vague = [Wording(frame(pick(VAGUE_FORMS, phrase, target_id), p=phrase), claim) for phrase in fact.vague]
     avoid = [Wording(frame(pick(AVOID_FORMS, other, target_id), p=pick(says, target_id)), (fact.aspect, other, -1))
              for other, says in fact.avoid]
     return Fact(key, f"{fact.aspect_display}: {fact.says[0]}", plain, fact.aspect, claim, tuple(vague + avoid),
-                fact.salience)
+                fact.salience, phrase)
 
 
 def frame(form: str, **fill: str) -> str:
@@ -113,14 +156,21 @@ async def prepare(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[s
 
 async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[str, Any]:
     obs: SeekerObservation = state["observation"]
+    context = runtime.context
     last = obs.dialogue[-1]
     profile: TargetBiasedProfile = obs.profile
-    result = await runtime.context.answer.run(AnswerInput(
-        question=last.text, facts=state["facts"], stated=frozenset(state["stated"]),
-        dialogue=obs.dialogue, item_noun=obs.item_noun, target_title=profile.title,
-        open_question=bool(last.metadata.get("opening")) or last.text.strip() == OPEN_QUESTION,
-        seed=obs.episode_seed,
+    open_question = bool(last.metadata.get("opening")) or last.text.strip() == OPEN_QUESTION
+    stated, reacted = list(state["stated"]), list(state.get("reacted", []))
+    if context.answer.llm is None and obs.shown and not last.metadata.get("opening"):
+        move = talk_move(obs, state["facts"], stated, reacted, context.rates)
+        if move is not None:
+            return {"action": move, "stated": stated + move.metadata["facts"],
+                    "reacted": reacted + move.metadata["about"]}
+    result = await context.answer.run(AnswerInput(
+        question=last.text, facts=state["facts"], stated=frozenset(stated), dialogue=obs.dialogue,
+        item_noun=obs.item_noun, target_title=profile.title, open_question=open_question, seed=obs.episode_seed,
     ))
+    result = with_kind(result, state["facts"], stated, open_question, obs.episode_seed)
     keys = result.fact_keys or ([result.fact_key] if result.fact_key else [])
     text = never_name(result.answer, profile.title)
     stalled = text in NOTHING_LEFT and any(t.role == Role.seeker and t.text in NOTHING_LEFT for t in obs.dialogue)
@@ -129,8 +179,90 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
     reply = SeekerReply(text=text, quit=stalled,
                         metadata={"has_preference": result.has_preference, "fact": keys[0] if keys else None,
                                   "facts": keys, "claims": result.claims})
-    stated = state["stated"] + keys
-    return {"action": reply, "stated": stated}
+    return {"action": reply, "stated": stated + keys, "reacted": reacted}
+
+
+def with_kind(result: SeekerAnswer, facts: Sequence[Fact], stated: Sequence[str], open_question: bool,
+              seed: int) -> SeekerAnswer:
+    """On the opening question a shopper first says what kind of product it wants."""
+    kind = next((f for f in facts if f.key == "kind"), None)
+    keys = result.fact_keys or ([result.fact_key] if result.fact_key else [])
+    if kind is None or not open_question or kind.key in stated or kind.key in keys:
+        return result
+    draw = zlib.crc32(f"{seed}-kind".encode()) % 4
+    if result.has_preference and draw < 2:  # half the time it starts vaguer: the kind comes later, unprompted
+        return result
+    if not result.has_preference or draw == 2:
+        return SeekerAnswer(answer=kind.utterance, has_preference=True, fact_key=kind.key, fact_keys=[kind.key])
+    return result.model_copy(update={"answer": talk.join([kind.utterance, result.answer]), "has_preference": True,
+                                     "fact_key": kind.key, "fact_keys": [kind.key, *keys]})
+
+
+def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[str], reacted: Sequence[str],
+              rates: TalkRates) -> SeekerReply | None:
+    """A reaction to a shown item, a question about one, or a liked item named; None: answer.
+
+    With nothing left to say, a move is taken whenever one is possible (people go on
+    reacting to suggestions long after they have said what they want)."""
+    profile: TargetBiasedProfile = obs.profile
+    rnd = random.Random(f"{obs.episode_seed}-talk-{len(obs.dialogue)}")
+    keys = (obs.episode_seed, len(obs.dialogue))
+    fresh = [(i, card) for i, card in enumerate(obs.shown) if card.id not in reacted]
+    others = [(i, card) for i, card in fresh if card.id != profile.target_id]
+    unsaid = [f for f in facts if f.key not in stated and f.phrase]
+    liked = [t for t in profile.liked if f"liked:{t}" not in stated and talk.speakable(t)]
+    exhausted = not any(f.key not in stated for f in facts)
+    draw = rnd.random()
+    target = next(((i, card) for i, card in fresh if card.id == profile.target_id), None)
+    if target is not None and (draw < 0.6 or exhausted):
+        return _reply(talk.like_shown(talk.refer(target[0], "", *keys, may_name=False), *keys), "like", [target[1]])
+    if others and (draw < rates.react or exhausted and (draw < 0.6 or not liked and draw < 0.8)):
+        return react(others[0], facts, unsaid, profile, rnd, keys)
+    if others and (draw < rates.react + rates.ask or exhausted and (draw < 0.75 or not liked)):
+        position, card = others[0]
+        fact = rnd.choice(unsaid) if unsaid and rnd.random() < 0.6 else None
+        text = talk.ask_shown(_ref(position, card, keys), *keys, want=fact.phrase if fact else "")
+        return _reply(text, "ask", [card], fact=fact)
+    if liked and (draw < rates.react + rates.ask + rates.name or exhausted):
+        return _reply(talk.name_liked(liked[0], *keys), "name", [], keys=[f"liked:{liked[0]}"])
+    return None
+
+
+def react(shown: tuple[int, ItemCard], facts: Sequence[Fact], unsaid: Sequence[Fact], profile: TargetBiasedProfile,
+          rnd: random.Random, keys: tuple[object, ...]) -> SeekerReply:
+    """Not this one: because it contradicts a wanted value, or to say something else wanted;
+    with nothing to say, not known (an item people have not seen) or just not it."""
+    position, card = shown
+    reason = next((f for f in facts if f.claim is not None and f.phrase and _contradicts(card, f.claim)), None)
+    if reason is None and unsaid and rnd.random() < 0.5:
+        reason = rnd.choice(unsaid)
+    ref = _ref(position, card, keys)
+    if reason is not None:
+        return _reply(talk.pass_shown(ref, *keys, want=reason.phrase), "pass", [card], fact=reason, dislike=True)
+    if any(map(talk.speakable, profile.liked)) and rnd.random() < 0.5:
+        return _reply(talk.unknown_shown(ref, *keys), "unknown", [card])
+    return _reply(talk.pass_shown(ref, *keys), "pass", [card], dislike=True)
+
+
+def _contradicts(card: ItemCard, claim: tuple[str, str, int]) -> bool:
+    aspect, value, sign = claim
+    shown = card.attributes.get(aspect)
+    values = [shown] if isinstance(shown, str) else list(shown or [])
+    return sign > 0 and bool(values) and value not in values
+
+
+def _ref(position: int, card: ItemCard, keys: tuple[object, ...]) -> str:
+    return talk.refer(position, card.title, *keys, may_name=len(card.title.split()) <= MAX_TITLE_WORDS)
+
+
+def _reply(text: str, move: str, about: Sequence[ItemCard], *, fact: Fact | None = None, dislike: bool = False,
+           keys: Sequence[str] = ()) -> SeekerReply:
+    facts = [*keys, *([fact.key] if fact else [])]
+    claims = [list(fact.claim)] if fact is not None and fact.claim is not None else []
+    feedback = {card.id: "dislike" for card in about} if dislike else {}
+    return SeekerReply(text=text, feedback=feedback, metadata={
+        "has_preference": fact is not None, "fact": facts[0] if facts else None, "facts": facts, "claims": claims,
+        "move": move, "about": [card.id for card in about]})
 
 
 async def _needs_profile(state: SeekerState) -> str:
@@ -149,8 +281,9 @@ def build_graph() -> Any:
 
 def build(llm: Any | None = None, embedding_model: str | None = None, no_preference_threshold: float = 0.35,
           own_review_sentences: int = 3, dont_know_rate: float = 0.1, negative_share: float = 0.2,
-          vague_share: float = 0.2) -> GraphAgent[SeekerContext]:
-    """Hydra factory for `seeker=target_biased`."""
+          vague_share: float = 0.2, react_rate: float = 0.3, ask_rate: float = 0.2,
+          name_rate: float = 0.15) -> GraphAgent[SeekerContext]:
+    """Hydra factory for `seeker=target_biased`; the `*_rate`s are `TalkRates`."""
     from environments.search.encoders import get_encoder
 
     encoder = get_encoder(embedding_model)
@@ -159,11 +292,15 @@ def build(llm: Any | None = None, embedding_model: str | None = None, no_prefere
                                 dont_know_rate=dont_know_rate, wording_mix=(negative_share, vague_share)),
         summarize=SummarizeReviewsStep(llm, "seeker"),
         own_review_sentences=own_review_sentences,
+        rates=TalkRates(react_rate, ask_rate, name_rate),
     )
-    return GraphAgent(Role.seeker, build_graph(), context, memory_keys=("facts", "stated"), resume=stated_in)
+    return GraphAgent(Role.seeker, build_graph(), context, memory_keys=("facts", "stated", "reacted"),
+                      resume=stated_in)
 
 
 def stated_in(observation: Any, moves: Sequence[Turn]) -> dict[str, Any]:
-    """Memory rebuilt from earlier seeker moves: the facts they stated (not said again)."""
+    """Memory rebuilt from earlier seeker moves: the facts they stated (not said again) and
+    the shown items they reacted to."""
     return {"stated": [key for t in moves for key in (t.metadata.get("facts") or
-                                                      ([t.metadata["fact"]] if t.metadata.get("fact") else []))]}
+                                                      ([t.metadata["fact"]] if t.metadata.get("fact") else []))],
+            "reacted": [item for t in moves for item in t.metadata.get("about", [])]}

@@ -34,6 +34,7 @@ from agents.steps.preferences import (
     Reflection, ReflectStep, ReplyInput, ReviewInput, SeenEvidence, parse_features, reaction_bars, weights_of,
 )
 from agents.steps.seeker_answer import AnswerInput, Fact, SeekerAnswer, SeekerAnswerStep
+from agents.steps.seeker_talk import spoken_title
 from agents.steps.text import pick
 from agents.steps.value_lexicon import Feature, ValueLexicon
 from environments.base import ItemCard, SeekerObservation, SeekerReply
@@ -179,7 +180,8 @@ async def reply(state: PepperState, runtime: Runtime[PepperContext]) -> dict[str
         own = {s.item.id: (s.rating, s.review) for s in profile.seen}
         bars = reaction_bars(weights_of(preferences, context.lexicon), [s.item for s in profile.seen], context.lexicon,
                              context.react_share)
-        reflection = await context.reflect.run(ReflectInput(obs.shown, own, preferences, obs.item_noun, bars))
+        reflection = await context.reflect.run(ReflectInput(obs.shown, own, preferences, obs.item_noun, bars,
+                                                           (obs.episode_seed, obs.turn)))
     reacted = list(state.get("reacted", []))
     fresh = Reflection(reactions=[r for r in reflection.reactions if r.item_id not in reacted])
     named = liked_titles(profile, context.mention_liked)
@@ -188,7 +190,8 @@ async def reply(state: PepperState, runtime: Runtime[PepperContext]) -> dict[str
                                                obs.episode_seed, mention.title if mention else ""))).reply
     keys = answer.fact_keys or ([answer.fact_key] if answer.fact_key else [])
     feedback = {r.item_id: r.reaction for r in reflection.reactions if r.reaction != "unsure"}
-    action = SeekerReply(text=text, feedback=feedback, mentions=[mention.id] if mention else [], metadata={
+    named = mention is not None and spoken_title(mention.title) in text
+    action = SeekerReply(text=text, feedback=feedback, mentions=[mention.id] if named else [], metadata={
         "has_preference": answer.has_preference, "fact": keys[0] if keys else None, "facts": keys,
         "claims": answer.claims, "reactions": [r.model_dump() for r in reflection.reactions]})
     if not any(t.role == Role.seeker for t in obs.dialogue):  # first reply: log who the seeker is (for the judge)

@@ -21,6 +21,7 @@ The representations are also scored on their own (`scripts/eval_pepper_pairwise.
 
 from __future__ import annotations
 
+import zlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,7 +31,9 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
+from agents.steps import seeker_talk as talk
 from agents.steps.base import LanguageStep
+from agents.steps.seeker_answer import NOTHING_LEFT
 from agents.steps.summarize import tfidf_vectors
 from agents.steps.text import pick, render_dialogue, split_sentences
 from agents.steps.value_lexicon import Feature, ValueLexicon, describe_feature
@@ -306,25 +309,27 @@ class ReflectInput:
     preferences: GeneralPreferences
     item_noun: str
     bars: tuple[float, float] = (0.3, -0.3)  # offline: liked at or above the first, disliked at or below the second
+    seed: tuple[int, int] = (0, 0)  # (episode seed, turn): which wording a reaction takes
 
 
 # Shown items are referred to as people do with a screen in front of them: by position
-# ("the second one"), so the reply carries the reaction and the recommender gets the item
-# from the feedback, not by matching title words.
-ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
-SEEN_LIKED = ("I've seen {t} already and loved it.", "Oh, I watched {t}, really enjoyed it.")
-SEEN_DISLIKED = ("I've seen {t}, honestly not for me.", "I watched {t} before and didn't like it.")
-SEEN_MIXED = ("I've seen {t}; it was just okay.",)
-UNSEEN_LIKED = ("{T} sounds promising: I love {r}.", "{T} looks right up my alley: {r}, that's my thing.")
-UNSEEN_DISLIKED = ("{T} isn't for me, I'm not into {r}.", "I'd skip {t}; {r} puts me off.")
-UNSEEN_LIKED_VAGUELY = ("{T} sounds like my kind of thing.",)
-UNSEEN_DISLIKED_VAGUELY = ("{T} doesn't sound like my kind of thing.", "I'd pass on {t}.")
-UNSEEN_UNSURE = ("Not sure about {t}.", "{T} doesn't grab me either way.")
+# ("the second one") or by a short title; the recommender gets the item from the feedback.
+# The wordings are `agents.steps.seeker_talk`'s ({ref}: the item, {r}: why).
+SEEN_LIKED = ("I've seen {ref} already and loved it.", "Oh, I watched {ref}, really enjoyed it.", "Loved {ref}!",
+              "Saw {ref}, great one.", "{Ref} I've seen, so good.", "Already seen {ref}, loved it though.")
+SEEN_DISLIKED = ("I've seen {ref}, honestly not for me.", "I watched {ref} before and didn't like it.",
+                 "Saw {ref}, didn't enjoy it.", "{Ref} was a letdown for me.", "Not a fan of {ref}, seen it.")
+SEEN_MIXED = ("I've seen {ref}; it was just okay.", "{Ref} was fine, nothing special.", "Seen {ref}, it's alright.")
+UNSEEN_LIKED = ("{Ref} sounds promising: I love {r}.", "{Ref} looks right up my alley: {r}, that's my thing.",
+                "Ooh, {r}? {Ref} could be good.", "{Ref} might work, I like {r}.", "I'm into {r}, so maybe {ref}.")
+UNSEEN_DISLIKED = ("{Ref} isn't for me, I'm not into {r}.", "I'd skip {ref}; {r} puts me off.",
+                   "Not {ref}, {r} isn't my thing.", "{R}? Not for me, so no to {ref}.",
+                   "Hmm, {ref} is {r}, I'd rather not.")
 
 
 def position_name(position: int) -> str:
     """How a person points at the item in `position` (0-based) on screen."""
-    return f"the {ORDINALS[position]} one" if position < len(ORDINALS) else f"number {position + 1}"
+    return f"the {talk.ORDINALS[position]} one" if position < len(talk.ORDINALS) else f"number {position + 1}"
 
 
 class ReflectStep(LanguageStep[ReflectInput, Reflection]):
@@ -338,18 +343,18 @@ class ReflectStep(LanguageStep[ReflectInput, Reflection]):
 
     def offline(self, inputs: ReflectInput) -> Reflection:
         weights = weights_of(inputs.preferences, self.lexicon)
-        return Reflection(reactions=[self._react(card, position_name(n), inputs, weights)
-                                     for n, card in enumerate(inputs.shown)])
+        return Reflection(reactions=[self._react(card, n, inputs, weights) for n, card in enumerate(inputs.shown)])
 
-    def _react(self, card: ItemCard, name: str, inputs: ReflectInput,
+    def _react(self, card: ItemCard, position: int, inputs: ReflectInput,
                weights: Mapping[Feature, float]) -> ItemReaction:
-        said = {"t": name, "T": name[:1].upper() + name[1:]}
+        keys = (*inputs.seed, card.id)
+        ref = talk.refer(position, card.title, *keys, may_name=len(card.title.split()) <= 5)
         if card.id in inputs.own_reviews:
             rating, _ = inputs.own_reviews[card.id]
             reaction: Reaction = "unsure" if rating is None else "like" if rating >= 4 else (
                 "dislike" if rating <= 2 else "unsure")
             forms = {"like": SEEN_LIKED, "dislike": SEEN_DISLIKED, "unsure": SEEN_MIXED}[reaction]
-            return ItemReaction(item_id=card.id, seen=True, reaction=reaction, reason=pick(forms, card.id).format(**said))
+            return ItemReaction(item_id=card.id, seen=True, reaction=reaction, reason=talk.fill(pick(forms, *keys), ref=ref))
         features = self.lexicon.card_features(card)
         contributions = sorted(((weights[f], f) for f in features if f in weights), key=lambda wf: (-abs(wf[0]), wf[1]))
         total = sum(w for w, _ in contributions)
@@ -357,9 +362,11 @@ class ReflectStep(LanguageStep[ReflectInput, Reflection]):
         reaction = "like" if total >= like_at else "dislike" if total <= dislike_at else "unsure"
         sign = 1 if reaction == "like" else -1
         reasons = [f[1] for w, f in contributions if w * sign > 0][:2]
-        forms = {"like": (UNSEEN_LIKED, UNSEEN_LIKED_VAGUELY), "dislike": (UNSEEN_DISLIKED, UNSEEN_DISLIKED_VAGUELY),
-                 "unsure": (UNSEEN_UNSURE, UNSEEN_UNSURE)}[reaction]
-        text = pick(forms[0] if reasons else forms[1], card.id).format(**said, r=_join(reasons) if reasons else "")
+        if reasons and reaction != "unsure":
+            text = talk.fill(pick(UNSEEN_LIKED if reaction == "like" else UNSEEN_DISLIKED, *keys), ref=ref,
+                             r=_join(reasons))
+        else:
+            text = {"like": talk.like_shown, "dislike": talk.pass_shown, "unsure": talk.unknown_shown}[reaction](ref, *keys)
         return ItemReaction(item_id=card.id, seen=False, reaction=reaction, reason=text)
 
     def prompt_variables(self, inputs: ReflectInput) -> dict[str, object]:
@@ -398,22 +405,28 @@ class ReplyInput:
     mention: str = ""       # a title of its own it names this turn ("I really enjoyed X."), if any
 
 
-LIKED_TITLE = ("I really enjoyed {t}.", "I loved {t}, for what it's worth.", "Something like {t} would be great.")
-ASK_MORE = ("Got anything else like that?", "What else would you suggest?", "Can you show me a few more?",
-            "Any other ideas?")
-
-
 class PepperReplyStep(LanguageStep[ReplyInput, PepperReply]):
     name = "pepper_reply"
     prompt_name = "pepper_reply"
     output_model = PepperReply
 
     def offline(self, inputs: ReplyInput) -> PepperReply:
-        """Reactions first (at most two, the strongest), then the preference answer, then a request."""
-        reactions = sorted(inputs.reflection.reactions, key=lambda r: (r.reaction == "unsure", not r.seen))[:2]
-        named = pick(LIKED_TITLE, inputs.mention, inputs.seed).format(t=inputs.mention) if inputs.mention else ""
-        parts = [r.reason for r in reactions] + [named, inputs.answer, pick(ASK_MORE, inputs.seed, len(inputs.dialogue))]
-        return PepperReply(reply=" ".join(p for p in parts if p.strip()))
+        """One thing a turn, as people do (6-7 words in ReDial): the strongest reaction to what
+        is shown, else a liked title, else the preference answer; now and then a request for
+        more. (Saying all of them every turn made 21-word turns that each ended in a question.)"""
+        reactions = sorted(inputs.reflection.reactions, key=lambda r: (r.reaction == "unsure", not r.seen))
+        turn = len(inputs.dialogue)
+        answered = bool(inputs.answer) and inputs.answer not in NOTHING_LEFT
+        if reactions and (not answered or zlib.crc32(f"{inputs.seed}-{turn}".encode()) % 3):
+            said = reactions[0].reason
+        elif inputs.mention and (not answered or turn % 2):
+            said = talk.name_liked(inputs.mention, inputs.seed, turn)
+        elif answered or turn % 2:
+            said = inputs.answer
+        else:  # nothing new to say or react to: ask for something else
+            return PepperReply(reply=talk.ask_more(inputs.seed, turn))
+        more = talk.ask_more(inputs.seed, turn) if zlib.crc32(f"{inputs.seed}-{turn}-more".encode()) % 5 == 0 else ""
+        return PepperReply(reply=talk.join([said, more]))
 
     def prompt_variables(self, inputs: ReplyInput) -> dict[str, object]:
         reactions = "\n".join(f"- {r.reason}" for r in inputs.reflection.reactions) or "(nothing shown yet)"

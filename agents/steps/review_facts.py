@@ -11,6 +11,12 @@ templates. Only plain statements count: a mention near a negation, complaint, he
 comparison or contrast is skipped, since it may not say what it seems to ("I wish the
 scent lasted"). Aspects most reviews agree on come first.
 
+On a real catalog the environment also gives the words many items' reviews share
+(`shared`): terms and descriptors outside it are the target's own ("lifeproof case") and
+are never said, so one sentence cannot hand a lexical recommender its target. A described
+flaw ("weird smell", "flimsy strap"; from the critical reviews too) becomes a dislike
+("nothing with a flimsy strap"), never a wish.
+
 Deterministic, offline, once per episode. An utterance never contains a sentence of the
 reviews it came from (checked, not assumed).
 """
@@ -20,12 +26,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cache
 
 from agents.steps.seeker_answer import Fact
 from agents.steps.text import pick
 from environments.search.aspect_text import (
-    SENSE_VERBS, Mention, find_mentions, is_content, sentences, term_index, tokens,
+    NEGATIONS, SENSE_VERBS, Mention, find_mentions, is_content, sentences, term_index, tokens,
 )
 from environments.search.aspects import AspectVocabulary, MinerSettings, WordStats
 
@@ -49,6 +56,20 @@ PLAIN_FORMS = (
     "The {term} matters a lot to me.",
     "I care about the {term}.",
 )
+# A flaw the seeker will not have: worded as what it does not want.
+DISLIKE_FORMS = (
+    "Nothing with {desc} {term}, please.",
+    "No {desc} {term} for me.",
+    "I'd hate {desc} {term}.",
+    "Please, no {desc} {term}.",
+    "Anything without {desc} {term}.",
+)
+# Descriptors of a product flaw that VADER's lexicon does not score as negative.
+FLAWS = frozenset("""
+    cheap cheaply flimsy tinny muddy thin fragile stiff brittle weak wobbly loose noisy squeaky scratchy itchy
+    chemical plastic plasticky smelly sticky leaky faulty defective dead dull faded bulky clunky buzzy
+""".split())
+NEGATIVE_VALENCE = -0.5
 # Aspect words in a handful of reviews: once in a noun position is enough, if the word
 # mostly stands there and never takes an object.
 LOCAL_TERMS = MinerSettings(min_head_count=1, min_head_share=0.3, max_terms=60)
@@ -63,30 +84,59 @@ class _Aspect:
 
 
 def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Mapping[str, str] | None = None,
-                       limit: int = 12) -> list[Fact]:
+                       limit: int = 12, shared: Mapping[str, int] | None = None,
+                       critical: Sequence[str] = ()) -> list[Fact]:
     """Up to `limit` facts, one aspect each, the aspects most reviews describe first.
 
     `aspects` maps surface terms to aspect names (a mined vocabulary, or a plain
-    mapping); without it the terms are found in `reviews` themselves.
+    mapping); without it the terms are found in `reviews` themselves. With `shared` (word
+    -> how many items' reviews use it), only those words are said, and the aspects many
+    items have come first: what this item's reviews dwell on is what tells it apart, not
+    what a shopper starts with. `critical` reviews add the flaws they describe (as dislikes).
     """
-    review_sentences = [[tokens(s) for s in sentences(text)] for text in reviews if text]
+    texts = [*reviews, *critical]
+    review_sentences = [[tokens(s) for s in sentences(text)] for text in texts if text]
     if isinstance(aspects, AspectVocabulary):
         terms = aspects.terms()
     elif aspects is not None:
         terms = dict(aspects)
     else:
         terms = local_terms(review_sentences)
-    found = _mentions_by_aspect(review_sentences, terms)
-    quoted = [_normal(s) for text in reviews for s in sentences(text) if len(s.split()) >= 3]
+    if shared is not None:
+        terms = {term: name for term, name in terms.items() if all(w in shared for w in term.split())}
+    found = _mentions_by_aspect(review_sentences, terms, shared, first_critical=len(texts) - len(critical))
+    quoted = [_normal(s) for text in texts for s in sentences(text) if len(s.split()) >= 3]
     facts: list[Fact] = []
-    for aspect, entry in sorted(found.items(), key=lambda kv: (-len(kv[1].reviews), kv[1].first)):
+    def order(kv: tuple[str, _Aspect]) -> tuple[int, int, int]:
+        common = min(shared.get(w, 0) for w in kv[0].split()) if shared is not None else 0
+        return -common, -len(kv[1].reviews), kv[1].first
+
+    for aspect, entry in sorted(found.items(), key=order):
         mention, context = _best_mention(entry.mentions)
         if not mention.values and (aspects is None or len(entry.reviews) < 2):
             continue  # a bare noun says little unless reviewers keep naming a known aspect
+        if shared is not None:
+            context = [w for w in context if w in shared]
         fact = _fact(aspect, mention, context, quoted)
         if fact is not None:
             facts.append(fact)
     return facts[:limit]
+
+
+def is_flaw(word: str) -> bool:
+    """A descriptor that says something is wrong ("weird", "flimsy", "broken")."""
+    return word in FLAWS or _valence().get(word, 0.0) <= NEGATIVE_VALENCE
+
+
+def _flawed(mention: Mention) -> bool:
+    return any(is_flaw(word) for value in mention.values for word in value.split())
+
+
+@cache
+def _valence() -> dict[str, float]:
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+    return dict(SentimentIntensityAnalyzer().lexicon)
 
 
 def local_terms(review_sentences: Sequence[Sequence[Sequence[str]]]) -> dict[str, str]:
@@ -102,17 +152,26 @@ def local_terms(review_sentences: Sequence[Sequence[Sequence[str]]]) -> dict[str
     return names
 
 
-def _mentions_by_aspect(review_sentences: Sequence[Sequence[Sequence[str]]],
-                        terms: Mapping[str, str]) -> dict[str, _Aspect]:
-    """Plain (not doubtful) mentions per aspect, each with its sentence's words."""
+def _mentions_by_aspect(review_sentences: Sequence[Sequence[Sequence[str]]], terms: Mapping[str, str],
+                        shared: Mapping[str, int] | None = None, first_critical: int | None = None) -> dict[str, _Aspect]:
+    """Plain (not doubtful) mentions per aspect, each with its sentence's words; with
+    `shared`, descriptors outside it are dropped, and a critical review's mention counts
+    only for the flaw it describes."""
     found: dict[str, _Aspect] = {}
     order = 0
     index = term_index(terms)
     for number, review in enumerate(review_sentences):
+        critical = first_critical is not None and number >= first_critical
         for words in review:
             for mention in find_mentions(words, index):
                 order += 1
-                if not mention.doubtful:
+                if shared is not None:
+                    mention = replace(mention, modifiers=tuple(w for w in mention.modifiers if w in shared),
+                                      predicates=tuple(p for p in mention.predicates if all(w in shared for w in p.split())))
+                flaw = _flawed(mention) and NEGATIONS.isdisjoint(words)  # a complaint: doubtful, but plain
+                if critical and not flaw:
+                    continue
+                if not mention.doubtful or flaw:
                     entry = found.setdefault(mention.aspect, _Aspect(set(), [], order))
                     entry.reviews.add(number)
                     entry.mentions.append((mention, words))
@@ -134,7 +193,10 @@ def _fact(aspect: str, mention: Mention, context: Sequence[str], quoted: Sequenc
     """The fact for one mention, worded by the first form (in a stable per-fact order) that
     quotes no review sentence; None if every form would."""
     term, modifiers, predicates = mention.term, " ".join(mention.modifiers), mention.predicates
-    if predicates:
+    if _flawed(mention):
+        desc = " ".join((*mention.modifiers, *predicates))
+        forms, named = DISLIKE_FORMS, term
+    elif predicates:
         forms, desc, named = PREDICATE_FORMS, " and ".join(predicates), f"{modifiers} {term}".strip()
     elif modifiers:
         forms, desc, named = MODIFIER_FORMS, modifiers, term
@@ -152,7 +214,8 @@ def _fact(aspect: str, mention: Mention, context: Sequence[str], quoted: Sequenc
     # of its sentence (a bag of words, never the sentence), so a question about "sound"
     # finds "the mids are clean" said in a sentence about how vocals sound.
     match_text = f"{aspect}: {' '.join((modifiers, term, *predicates)).strip()} ({said})"
-    return Fact(f"review:{aspect}={'+'.join(mention.values) or term}", match_text, utterance, aspect)
+    phrase = "" if forms is DISLIKE_FORMS else f"{desc} {named}".strip() if len(desc.split()) <= 2 else named
+    return Fact(f"review:{aspect}={'+'.join(mention.values) or term}", match_text, utterance, aspect, phrase=phrase)
 
 
 def _quotes(utterance: str, quoted: Sequence[str]) -> bool:

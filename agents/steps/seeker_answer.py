@@ -51,6 +51,10 @@ DONT_KNOW = (
 NOTHING_LEFT = (
     "I think I've told you everything I'm after.",
     "That's about all I can think of.",
+    "Nothing else comes to mind.",
+    "That's it from me, really.",
+    "I've said what I want, I think.",
+    "Can't think of anything else.",
 )
 RESTATED = ("As I said before:", "To repeat myself:")
 GIVING_UP = (  # after NOTHING_LEFT twice the target-biased seeker ends the conversation (seeker_quit)
@@ -58,7 +62,7 @@ GIVING_UP = (  # after NOTHING_LEFT twice the target-biased seeker ends the conv
     "We're going in circles; I'll leave it here, thanks.",
 )
 # How many aspects one reply states: 1, 2 or 3.
-EXTRA_ASPECTS = ((0, 1, 2), (0.5, 0.35, 0.15))
+EXTRA_ASPECTS = ((0, 1, 2), (0.65, 0.3, 0.05))
 
 Claim = tuple[str, str, int]  # (aspect, value, +1 wants / -1 does not want)
 
@@ -83,6 +87,7 @@ class Fact:
     claim: Claim | None = None
     alternatives: tuple[Wording, ...] = ()
     salience: float = 0.3
+    phrase: str = ""  # the bare wanted thing ("somewhere quiet"), for "is the second one ...?"; "" if none
 
 
 class SeekerAnswer(BaseModel):
@@ -123,7 +128,8 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
         """Every fact is said: a question about one of them is answered again ("like I said",
         as a person repeats themselves when asked twice); anything else gets NOTHING_LEFT."""
         if asked is None:
-            return SeekerAnswer(answer=pick(NOTHING_LEFT, inputs.question), has_preference=False)
+            return SeekerAnswer(answer=pick(NOTHING_LEFT, inputs.question, inputs.seed, len(inputs.dialogue)),
+                                has_preference=False)
         wording = self._wording(asked, rnd)
         return SeekerAnswer(answer=f"{pick(RESTATED, inputs.question)} {wording.text}", has_preference=True,
                             fact_key=asked.key, fact_keys=[asked.key],
@@ -141,7 +147,9 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
         if said_before:
             asked = None
         chosen = [asked] if asked else []
-        n_extra = rnd.choices(*EXTRA_ASPECTS)[0] + (0 if asked else 1)
+        n_extra = rnd.choices(*EXTRA_ASPECTS)[0]
+        if not asked:  # nothing asked in particular: say something anyway, one thing when opening
+            n_extra = max(1, n_extra) if inputs.open_question else n_extra + 1
         chosen += self._volunteer(open_facts, chosen, n_extra, rnd)
         wordings = [self._wording(fact, rnd) for fact in chosen]
         text = " ".join(w.text for w in wordings)

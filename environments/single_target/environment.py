@@ -14,18 +14,22 @@ says who the seeker is and which item is its target.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from environments.catalog import Catalog, load_catalog
-from environments.models import Role
+from environments.catalog.vocabulary import CatalogVocabulary
+from environments.models import Review, Role
 from environments.single_target.holdout import TargetSlot, draw_target_pool
 from environments.single_target.profile import TargetBiasedProfile
-from environments.target_facts import target_knowledge
+from environments.target_facts import is_world, target_knowledge
 from environments.target_ranking import TargetRankingEnvironment, TargetRankingSetup
 
 DEFAULT_OPENING = "Hello, what category of {item_noun} are you looking for?"
+MAX_LIKED = 3  # other items a seeker may name as ones it liked
 
 
 class SingleTargetSetup(TargetRankingSetup):
@@ -47,6 +51,9 @@ class SingleTargetSetup(TargetRankingSetup):
         self.opening_question = (opening_question or DEFAULT_OPENING).format(item_noun=catalog.item_noun)
         self.max_positive_reviews = max_positive_reviews
         self.items_by_id = {item.id: item for item in catalog.items}
+        # On a real catalog the seeker is worded from what many items share (environments.catalog.vocabulary).
+        self.vocabulary = None if is_world(catalog) or not catalog.reviews else CatalogVocabulary.of(catalog)
+        self.shared_words = self.vocabulary.shared_words() if self.vocabulary is not None else None
 
     def new_episode(self) -> SingleTargetEnvironment:
         return SingleTargetEnvironment(self)
@@ -59,9 +66,30 @@ class SingleTargetSetup(TargetRankingSetup):
         others = [r for r in self.catalog.reviews_by_item.get(item.id, []) if r.id != slot.review_id]
         positive = tuple(r.text for r in sorted(others, key=lambda r: (-r.rating, -r.helpful_votes, r.id))
                          if r.rating >= 4.0)[: self.max_positive_reviews]
-        own = self.catalog.review_by_id[slot.review_id].text
-        return TargetBiasedProfile(item.id, item.title, dict(item.attributes), item.description, positive, own,
-                                   target_knowledge(self.catalog, item))
+        own_review = self.catalog.review_by_id[slot.review_id]
+        profile = TargetBiasedProfile(item.id, item.title, dict(item.attributes), item.description, positive,
+                                      own_review.text, target_knowledge(self.catalog, item),
+                                      liked=self._liked_by(own_review))
+        if self.vocabulary is None:
+            return profile
+        critical = tuple(r.text for r in sorted(others, key=lambda r: (r.rating, r.id)) if r.rating <= 2.0)
+        kind = self.vocabulary.kind(item, [own_review.text, *(r.text for r in others)])
+        return replace(profile, kind=kind, shared_words=self.shared_words,
+                       critical_reviews=critical[: self.max_positive_reviews])
+
+    def _liked_by(self, own: Review) -> tuple[str, ...]:
+        """Titles of other items the target's reviewer rated 4 or more, best first."""
+        theirs = [r for r in self._reviews_by_user.get(own.user_id, []) if r.item_id != own.item_id and r.rating >= 4.0]
+        theirs.sort(key=lambda r: (-r.rating, r.id))
+        return tuple(self.items_by_id[r.item_id].title for r in theirs[:MAX_LIKED] if r.item_id in self.items_by_id)
+
+    @cached_property
+    def _reviews_by_user(self) -> dict[str, list[Review]]:
+        by_user: dict[str, list[Review]] = {}
+        for review in self.catalog.reviews:
+            if review.user_id is not None:
+                by_user.setdefault(review.user_id, []).append(review)
+        return by_user
 
 
 def target_weights(catalog: Catalog, pool: list[TargetSlot], sampling: str) -> np.ndarray:

@@ -130,8 +130,9 @@ class GroundedSetup(TargetRankingSetup):
         if self.seeker_knows == "history":
             return history_profile(conversation, self.items_by_id)
         item = self.catalog.item(conversation.target)
+        liked = tuple(self.items_by_id[i].title for i in conversation.person.named if i != conversation.target)
         return TargetBiasedProfile(item.id, item.title, dict(item.attributes), item.description, (), "",
-                                   target_knowledge(self.catalog, item), person=conversation.person)
+                                   target_knowledge(self.catalog, item), person=conversation.person, liked=liked)
 
 
 def history_profile(conversation: GroundedConversation, items_by_id: dict[str, Any]) -> PepperProfile:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,10 +31,20 @@ class TargetBiasedProfile:
     own_review: str
     knowledge: TargetKnowledge = TargetKnowledge(())  # what it knows of its attributes, and its words for them
     person: PersonContext | None = None  # a grounded episode's real person, before any recommendation
+    liked: tuple[str, ...] = ()  # titles of other items this seeker liked (its reviews, a person's named items)
+    # On a real catalog (no world truth): what kind of product the target is, the words many
+    # items' reviews share (the seeker says nothing else), and its critical reviews (dislikes).
+    kind: str | None = None
+    shared_words: Mapping[str, int] | None = None  # word -> how many items' reviews use it
+    critical_reviews: tuple[str, ...] = ()
 
     def log_view(self) -> dict[str, Any]:
         view = {"target_id": self.target_id, "attributes": self.attributes,
                 "n_positive_reviews": len(self.positive_reviews), "own_review": self.own_review}
+        if self.liked:
+            view["liked"] = list(self.liked)
+        if self.kind:
+            view["kind"] = self.kind
         if self.person is not None:
             view |= {"conversation_id": self.person.conversation_id, "person_named": list(self.person.named)}
         return view

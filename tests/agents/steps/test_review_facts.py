@@ -99,3 +99,36 @@ def test_facts_agree_with_the_latent_truth_of_a_world():
         agree, traced = _agreement(domain)
         assert traced >= 300, domain
         assert agree / traced >= 0.9, (domain, agree, traced)
+
+
+def test_with_shared_vocabulary_only_everyday_words_are_said():
+    """On a real catalog a term or descriptor few items use is the target's own: never said."""
+    shared = {w: 50 for w in "ear cushions soft plush bass deep punchy battery life long headband".split()}
+    facts = facts_from_reviews(REVIEWS, shared=shared)
+    said = " ".join(f.utterance.lower() + " " + f.match_text.lower() for f in facts)
+    assert facts and "soft" in said
+    for rare in ("memory", "foam", "gym", "red", "bold", "color"):
+        assert rare not in said, rare
+
+
+def test_aspects_many_items_share_come_first_with_shared_vocabulary():
+    common = {w: 40 for w in "ear cushions soft plush bass deep".split()} | {"bass": 400, "deep": 400}
+    facts = facts_from_reviews(REVIEWS, shared=common)
+    assert [f.aspect for f in facts][0] == "bass"  # more items' reviews talk about bass than about cushions
+
+
+def test_a_described_flaw_becomes_a_dislike_never_a_wish():
+    reviews = ("The strap is flimsy and thin. Sound is clear.", "A flimsy strap again. Clear sound.")
+    facts = facts_from_reviews(reviews, aspects={"strap": "strap", "sound": "sound"})
+    strap = next(f for f in facts if f.aspect == "strap")
+    assert strap.phrase == ""  # nothing to ask for
+    assert any(cue in strap.utterance.lower() for cue in ("no ", "nothing", "without", "hate")), strap.utterance
+
+
+def test_critical_reviews_add_only_their_flaws():
+    critical = ("Weird chemical smell out of the box. The sound is clear though.",)
+    shared = {w: 30 for w in "smell weird sound clear".split()}
+    facts = facts_from_reviews(("Sound is clear.", "Clear sound, love it."), shared=shared, critical=critical)
+    smell = [f for f in facts if f.aspect == "smell"]
+    assert smell and "weird smell" in smell[0].utterance.lower() and smell[0].phrase == ""
+    assert "chemical" not in " ".join(f.utterance for f in facts)  # not shared: not said

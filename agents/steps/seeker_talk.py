@@ -1,0 +1,141 @@
+"""How an offline seeker talks besides stating what it wants: reacting to what is shown,
+asking about it, naming items it liked.
+
+People in ReDial and INSPIRED do these in about half their turns (a third react to a
+suggestion, one in six asks something, one in five names an item), in 6-7 words a turn,
+and no two say it the same way; the template seeker did none of it and said its wants in
+a few fixed skeletons, which `crsim validate` tells from people at a glance (template
+rate, AUC 1.0). So the frames here are many and short, and each move picks one by the
+episode seed and the turn (`pick`): same seed, same conversation.
+
+A *reference* to a shown item is either its position ("the second one") or, for items
+the seeker may name, its title without the year, as people write it. A seeker never
+names its own target (`refer` is told when it may not).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agents.steps.text import pick
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_YEAR = re.compile(r"\s*\(\s*\d{4}\s*\)\s*$")
+
+# A shown item that looks right ({ref}: "the second one" or a title).
+LIKE_SHOWN = (
+    "Ooh, {ref} looks promising.", "{Ref} sounds good actually.", "Now {ref} is more like it!",
+    "I like the look of {ref}.", "{Ref} could work.", "Oh, {ref} might be it.", "Hm, {ref} is close.",
+    "Okay, {ref} catches my eye.", "Wait, {ref} seems nice.", "{Ref} is getting warmer.",
+    "I could see myself with {ref}.", "{Ref} looks good to me.", "Oh nice, {ref}!", "{Ref} is tempting.",
+    "That's a good shout, {ref}.",
+)
+# A shown item that is not it, with no reason given.
+PASS_SHOWN = (
+    "Not {ref}, I think.", "{Ref} isn't really me.", "Hmm, {ref} doesn't grab me.", "I'd skip {ref}.",
+    "{Ref}? Nah.", "Don't love {ref}, honestly.", "{Ref} is not what I had in mind.", "Meh, {ref} isn't it.",
+    "I'll pass on {ref}.", "Nope, not {ref}.", "{Ref} leaves me cold.", "Probably not {ref}.",
+    "{Ref} seems off for me.", "Can't see myself with {ref}.", "Eh, {ref} doesn't do it for me.",
+    "Hard pass on {ref}.", "{Ref}, no thanks.", "Not feeling {ref}.", "Scratch {ref}.", "{Ref} is a no from me.",
+)
+# A shown item that is not it, and why: {want} is a wording of what the seeker wants instead.
+PASS_SHOWN_BECAUSE = (
+    "{Ref} won't do, I'm after {want}.", "Not {ref}. {Want}, really.", "I'd skip {ref}; {want} matters more.",
+    "{Ref} misses it. {Want} is key.", "Close, but I want {want}, not {ref}.", "Nah, {ref}. Think {want}.",
+    "{Ref} is off: {want}, please.", "Hmm, not {ref}. More like {want}.",
+)
+# A shown item the seeker has no view on yet (it has not seen it / does not know it).
+UNKNOWN_SHOWN = (
+    "Haven't seen {ref}.", "Never heard of {ref}.", "{Ref} is new to me.", "Don't know {ref} at all.",
+    "I haven't tried {ref} yet.", "{Ref} I don't know.", "Hm, {ref} is not one I know.", "Missed {ref} somehow.",
+    "{Ref} passed me by.", "Not familiar with {ref}.", "{Ref} rings no bell.", "First I hear of {ref}.",
+)
+# Questions about a shown item: open ones, and ones about a value the seeker wants ({want}).
+ASK_SHOWN = (
+    "What's {ref} like?", "Is {ref} any good?", "What is {ref} about?", "Tell me more about {ref}?",
+    "How is {ref}?", "What makes {ref} stand out?", "Why {ref}?", "Would I like {ref}, you think?",
+    "What do people say about {ref}?", "Is {ref} worth it?", "Hm, {ref}? What's the story there?",
+    "Ok and {ref}, what's that one?", "Did people like {ref}?", "Any good reviews for {ref}?",
+    "So {ref}, why that?", "What's so special about {ref}?", "Is {ref} popular?", "{Ref}, really?",
+    "Can you say more on {ref}?", "Who is {ref} for?",
+)
+ASK_SHOWN_WANT = (
+    "I'm after {want}; would {ref} do?", "{Want} is the thing. Does {ref} fit?", "Would {ref} tick the {want} box?",
+    "Does {ref} fit {want}?", "What about {ref}, for {want}?", "{Want} matters to me. Is {ref} like that?",
+)
+# An item the seeker liked before ({title}), named as people name them.
+NAME_LIKED = (
+    "I really liked {title}.", "I loved {title}.", "Something like {title} maybe?", "Big fan of {title}.",
+    "I enjoyed {title} a lot.", "Have you seen {title}? Loved it.", "{title} is a favorite of mine.",
+    "Last one I loved was {title}.", "Think along the lines of {title}.", "Anything like {title}?",
+    "I keep going back to {title}.", "My go-to was {title}.", "Like {title}, that kind of thing.",
+    "I had a great time with {title}.", "Recently I liked {title}.", "Stuff like {title} works for me.",
+)
+# Asking for more, now and then, after a reaction.
+ASK_MORE = (
+    "Got anything else like that?", "What else would you suggest?", "Can you show me a few more?",
+    "Any other ideas?", "What else is there?", "Other options?", "Anything different?", "Show me something else?",
+    "Maybe a few others?", "Got more of those?", "Try me with another one?", "What would you pick instead?",
+    "Could you find something fresher?", "Anything a bit different?", "Keep them coming?",
+)
+
+
+def capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def fill(form: str, **values: str) -> str:
+    """`form` filled; `{Ref}`, `{Want}`, `{Title}` are the same values capitalised."""
+    return form.format(**values, **{key.capitalize(): capitalised(value) for key, value in values.items()})
+
+
+def spoken_title(title: str) -> str:
+    """A title as people write it: no trailing year, single spaces ("Superbad  (2007)" -> "Superbad")."""
+    return " ".join(_YEAR.sub("", title).split())
+
+
+def speakable(title: str) -> bool:
+    """Whether a person could say `title`: words, not a product code ("B000068NZG")."""
+    return re.search(r"[a-z]{2}", title) is not None
+
+
+def refer(position: int, title: str, *keys: object, may_name: bool = True) -> str:
+    """A shown item by position ("the second one") or, half the time when allowed, by title."""
+    by_position = f"the {ORDINALS[position]} one" if position < len(ORDINALS) else "that one"
+    name = spoken_title(title)
+    if not may_name or not speakable(name) or pick(("position", "title"), "refer", *keys) == "position":
+        return by_position
+    return name
+
+
+def like_shown(ref: str, *keys: object) -> str:
+    return fill(pick(LIKE_SHOWN, "like", *keys), ref=ref)
+
+
+def pass_shown(ref: str, *keys: object, want: str = "") -> str:
+    if want:
+        return fill(pick(PASS_SHOWN_BECAUSE, "pass", *keys), ref=ref, want=want)
+    return fill(pick(PASS_SHOWN, "pass", *keys), ref=ref)
+
+
+def unknown_shown(ref: str, *keys: object) -> str:
+    return fill(pick(UNKNOWN_SHOWN, "unknown", *keys), ref=ref)
+
+
+def ask_shown(ref: str, *keys: object, want: str = "") -> str:
+    if want:
+        return fill(pick(ASK_SHOWN_WANT, "ask", *keys), ref=ref, want=want)
+    return fill(pick(ASK_SHOWN, "ask", *keys), ref=ref)
+
+
+def name_liked(title: str, *keys: object) -> str:
+    return fill(pick(NAME_LIKED, "name", *keys), title=spoken_title(title))
+
+
+def ask_more(*keys: object) -> str:
+    return pick(ASK_MORE, "more", *keys)
+
+
+def join(parts: Sequence[str]) -> str:
+    return " ".join(p for p in parts if p.strip())

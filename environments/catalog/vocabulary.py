@@ -1,0 +1,81 @@
+"""Which words a catalog's items share, and what kind of product an item is.
+
+A shopper knows the *kind* of product they want and the words people use for it across
+products ("easy to read", "sturdy", "tuner"); they do not know the phrases one item's
+reviewers happened to write ("lifeproof case", "music store threw"). On a real catalog
+the target-biased seeker is therefore worded from words that many items' reviews use
+(`CatalogVocabulary.shared`), and told its target's kind: from the item's metadata where
+an importer kept one (a category path, a type), else the noun its reviews name most that
+other items' reviews name too, but not most of them ("tuner" among instrument gear,
+not "guitar" nor "lifeproof").
+
+Counts are per item (how many items' reviews use a word at least once), not per review,
+so a word one prolific item repeats stays rare. Computed once per catalog, in a single
+pass over the reviews.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from environments.catalog.store import Catalog
+from environments.models import Item
+from environments.search.aspect_text import GENERIC_NOUNS, is_content, noun_positions, sentences, tokens
+
+MIN_SHARED_ITEMS = 10     # a word fewer items use than this (or than `MIN_SHARED_SHARE`) is the target's own
+MIN_SHARED_SHARE = 0.05   # ("tubescreamer", "joyo": in a few dozen pedals' reviews of 900, too telling to be everyday)
+MIN_KIND_SHARE = 0.01     # a kind is a noun between these shares of items ("tuner", "strap", "pedal"),
+MAX_KIND_SHARE = 0.25     # not a brand few items have nor the catalog's theme ("guitar")
+MIN_KIND_REVIEWS = 2      # ... and at least this many of the target's reviews name it
+KIND_KEYS = ("type", "product_type", "kind", "category", "categories")
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogVocabulary:
+    """How many items' texts use each word; `shared` is what a seeker may say."""
+
+    item_frequency: dict[str, int]
+    n_items: int
+
+    @classmethod
+    def of(cls, catalog: Catalog) -> CatalogVocabulary:
+        frequency: Counter[str] = Counter()
+        for item in catalog.items:
+            frequency.update(set(item_words(item, (r.text for r in catalog.reviews_by_item.get(item.id, [])))))
+        return cls(dict(frequency), len(catalog.items))
+
+    @property
+    def min_items(self) -> int:
+        return max(MIN_SHARED_ITEMS, math.ceil(MIN_SHARED_SHARE * self.n_items))
+
+    def shared_words(self) -> dict[str, int]:
+        """Words enough items use to be everyday vocabulary for this kind of catalog, with
+        how many items use each."""
+        return {w: n for w, n in self.item_frequency.items() if n >= self.min_items}
+
+    def kind(self, item: Item, reviews: Sequence[str]) -> str | None:
+        """What kind of product `item` is: its metadata's type or last category, else the noun
+        most of its reviews name, among nouns a fair share of items' reviews use: the more
+        items use it, the more of an everyday word for a kind of product it is."""
+        for key in KIND_KEYS:
+            value = item.attributes.get(key)
+            named = value[-1] if isinstance(value, list) and value else value
+            if isinstance(named, str) and named.strip():
+                return named.strip().lower()
+        naming: Counter[str] = Counter()  # noun -> how many of the reviews use it as a noun phrase head
+        for text in reviews:
+            naming.update({words[head] for words in map(tokens, sentences(text)) for _, head in noun_positions(words)
+                           if words[head].isalpha() and words[head] not in GENERIC_NOUNS})
+        low, high = max(MIN_SHARED_ITEMS, MIN_KIND_SHARE * self.n_items), MAX_KIND_SHARE * self.n_items
+        candidates = sorted(n for n, count in naming.items()
+                            if count >= MIN_KIND_REVIEWS and low <= self.item_frequency.get(n, 0) <= high)
+        return max(candidates, key=lambda n: naming[n] * math.log(self.item_frequency[n]), default=None)
+
+
+def item_words(item: Item, reviews: Iterable[str]) -> list[str]:
+    """Content words of an item's description, attribute values and reviews (titles left out)."""
+    values = " ".join(" ".join(v) if isinstance(v, list) else str(v) for v in item.attributes.values())
+    return [w for w in tokens(" ".join([item.description, values, *reviews])) if is_content(w)]
