@@ -76,9 +76,9 @@ MAX_TITLE_WORDS = 5  # a longer title (a product's listing name) is referred to 
 class TalkRates:
     """How often, once items are shown, a turn reacts to one, asks about one, or names a liked item."""
 
-    react: float = 0.3
-    ask: float = 0.2
-    name: float = 0.15
+    react: float = 0.25
+    ask: float = 0.15
+    name: float = 0.05
 
 
 class SeekerState(TurnState, total=False):
@@ -220,7 +220,7 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
         return react(others[0], facts, unsaid, profile, rnd, keys)
     if others and (draw < rates.react + rates.ask or exhausted and (draw < 0.75 or not liked)):
         position, card = others[0]
-        fact = rnd.choice(unsaid) if unsaid and rnd.random() < 0.6 else None
+        fact = rnd.choice(unsaid) if unsaid and rnd.random() < 0.8 else None
         text = talk.ask_shown(_ref(position, card, keys), *keys, want=fact.phrase if fact else "")
         return _reply(text, "ask", [card], fact=fact)
     if liked and (draw < rates.react + rates.ask + rates.name or exhausted):
@@ -234,7 +234,7 @@ def react(shown: tuple[int, ItemCard], facts: Sequence[Fact], unsaid: Sequence[F
     with nothing to say, not known (an item people have not seen) or just not it."""
     position, card = shown
     reason = next((f for f in facts if f.claim is not None and f.phrase and _contradicts(card, f.claim)), None)
-    if reason is None and unsaid and rnd.random() < 0.5:
+    if reason is None and unsaid:
         reason = rnd.choice(unsaid)
     ref = _ref(position, card, keys)
     if reason is not None:
@@ -281,8 +281,8 @@ def build_graph() -> Any:
 
 def build(llm: Any | None = None, embedding_model: str | None = None, no_preference_threshold: float = 0.35,
           own_review_sentences: int = 3, dont_know_rate: float = 0.1, negative_share: float = 0.2,
-          vague_share: float = 0.2, react_rate: float = 0.3, ask_rate: float = 0.2,
-          name_rate: float = 0.15) -> GraphAgent[SeekerContext]:
+          vague_share: float = 0.2, react_rate: float = 0.25, ask_rate: float = 0.15,
+          name_rate: float = 0.05) -> GraphAgent[SeekerContext]:
     """Hydra factory for `seeker=target_biased`; the `*_rate`s are `TalkRates`."""
     from environments.search.encoders import get_encoder
 

@@ -62,7 +62,7 @@ GIVING_UP = (  # after NOTHING_LEFT twice the target-biased seeker ends the conv
     "We're going in circles; I'll leave it here, thanks.",
 )
 # How many aspects one reply states: 1, 2 or 3.
-EXTRA_ASPECTS = ((0, 1, 2), (0.65, 0.3, 0.05))
+EXTRA_ASPECTS = ((0, 1, 2), (0.5, 0.35, 0.15))
 
 Claim = tuple[str, str, int]  # (aspect, value, +1 wants / -1 does not want)
 
