@@ -1,0 +1,481 @@
+"""Answer a seeker's question about an item the recommender showed (or one the seeker names).
+
+People in ReDial and INSPIRED ask about what they are shown: "Does the second one have a
+tuner built in?", "Is the first one loud?", "What is <title> about?", "Have you seen
+<title>?". A recommender that only ranks and asks its next question ignores them, which
+no person would; this step gives every offline recommender the same short answer to put
+before its own question (`answer_first`).
+
+Offline, the step reads the question sentences of the seeker's last utterance and finds
+which item one is about — an ordinal of the last shown list ("the second one", "the top
+one", "#3"), a title (of a shown item or any catalog item, fuzzy-matched, year and leading
+article ignored), else a pointer ("it", "that one") to the first item shown — and what it
+asks: its content words minus the reference and question words. It answers from the item's
+attributes (a value or attribute name among the asked words; a value the item does not
+have is a "no"), else from what its reviews say about an asked word (how many mention it and
+the words they describe it with, never a copied sentence), else, for "what is it about /
+is it any good" questions, from its description or its ratings; otherwise it says honestly
+that it does not know. An utterance that asks nothing about an item gets an empty answer,
+so a recommender prepending it says byte for byte what it said before, and the language
+model is not called for it.
+
+Per catalog, a title word index and an attribute value index are built once, and an item's
+review sentences are tokenised the first time the item is asked about: a turn never scans
+the whole catalog.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agents.steps.base import LanguageStep
+from agents.steps.snippets import singular
+from agents.steps.text import display_name, pick, split_sentences
+from environments.catalog import Catalog
+from environments.models import Item, Role, Turn
+from environments.search.aspect_text import (
+    DETERMINERS, GENERIC_NOUNS, NEGATIONS, PRAISE, find_mentions, is_content, non_content_words, sentences, term_index,
+    tokens,
+)
+from environments.search.titles import title_forms, title_tokens
+
+ORDINALS = {"first": 0, "1st": 0, "top": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3,
+            "fifth": 4, "5th": 4, "last": -1}
+NUMBERS = {"one": 0, "two": 1, "three": 2, "four": 3, "five": 4, **{str(n): n - 1 for n in range(1, 10)}}
+_ORDINAL = re.compile(r"\b(?:the|that|this)\s+(" + "|".join(ORDINALS) + r")\b")
+_NUMBERED = re.compile(r"(?:#\s*|\bnumber\s+|\boption\s+|\bno\.\s*)(" + "|".join(NUMBERS) + r")\b")
+_POINTER = re.compile(r"\b(?:it|that one|this one|that place|this place|that|this)\b")
+# A question to the recommender rather than about an item ("Can you show me something else?"):
+# a bare pointer in it ("is it possible...") names no item.
+_REQUEST = re.compile(r"^\s*(?:can|could|would|will)\s+you\b|\b(?:do|does)\s+you\s+have\b"
+                      r"|\b(?:show|give|find|get)\s+me\b|\b(?:something|anything|another|others|else)\b")
+_ABOUT = re.compile(r"\bwhat(?:'s|s| is| was| are)\b.*\b(?:about|like)\b|\btell me (?:more )?about\b|\bdescribe\b"
+                    r"|\bwhat kind of\b|\bwhat about\b|\bmore about\b")
+_OPINION = re.compile(r"\bany good\b|\bgood\b|\bworth\b|\bhave you (?:ever )?(?:seen|tried|been|heard|read|watched)\b"
+                      r"|\bwould you recommend\b|\bdo (?:people|you) like\b|\bhow is\b|\bthink (?:of|about)\b"
+                      r"|\bopinion\b|\breviews?\b")
+_SEEN = re.compile(r"\bhave you (?:ever )?(?:seen|tried|been|heard|read|watched|listened)\b")
+# Words of a question that say how it asks, not what: never the thing asked about.
+QUESTION_WORDS = frozenset("""
+    like good any bad worth think seen tried watched heard read listened know tell built include includes included
+    come comes got really kind sort type much many well okay ok fine great nice recommend recommended opinion people
+    does have has one ones about describe place spot option pick choice number top first second third fourth fifth
+    last 1st 2nd 3rd 4th 5th guess suppose wonder wondering curious actually exactly review reviews say said
+""".split())
+# Words that make what follows a thing someone has ("a tuner", "any parking"), not a quality ("loud").
+_NOUN_CUES = DETERMINERS | frozenset("a an any some much many its their good great nice decent".split())
+_HAVE = frozenset("have has had got with come comes include includes offer offers".split())
+MAX_ANSWER_WORDS = 20
+TITLE_THRESHOLD = 90.0  # rapidfuzz partial_ratio (0-100) of a title form against the question
+COMMON_TITLE_WORD = 200  # a word in more titles than this does not propose title candidates
+
+YES_VALUE = ("Yes, it's {value}.", "Yes, its {attribute} is {value}.", "It is, yes: {value}.")
+YES_LIST = ("Yes, its {attribute} include {value}.", "Yes, {value} is among its {attribute}.")
+NO_VALUE = ("No, its {attribute} is {value}.", "Not really, it's {value}.", "No, it's {value}.")
+NAMED_VALUE = ("Its {attribute} is {value}.", "The {attribute} is {value}.", "That one's {attribute} is {value}.")
+NOUN_DESCRIBED = ("{count} {mention} the {word}; they say it's {descriptors}.",
+                  "{count} {bring} up the {word}, calling it {descriptors}.",
+                  "{count} {mention} the {word}: {descriptors}, they say.")
+NOUN_BARE = ("{count} {mention} the {word}, without saying much about it.",
+             "{count} {bring} up the {word}, but say little about it.")
+QUALITY_YES = ("Yes, {count} {call} it {word}.", "{count} {describe} it as {word}.")
+QUALITY_NO = ("{count} {say} it's not {word}.", "Not really: {count} {say} it isn't {word}.")
+QUALITY_MIXED = ("Reviews differ on that: {yes} {say} {word}, {no} not.",)
+ABOUT = ("{description}", "In short: {description}", "Briefly: {description}")
+ABOUT_ATTRIBUTES = ("It's {values}.", "In short, it's {values}.")
+OPINION = ("Reviewers rate it {mean} out of {scale} on average, over {n} {reviews}.",
+           "It averages {mean} of {scale} stars from {n} {reviews}.")
+SEEN = ("I know it: reviewers rate it {mean} out of {scale}, over {n} {reviews}.",
+        "I know it; it averages {mean} of {scale} stars from {n} {reviews}.")
+UNKNOWN = ("I'm not sure about {asked} for that one.", "I don't know about {asked} for that one, sorry.",
+           "I can't tell you about {asked} for that one.")
+UNKNOWN_BARE = ("I'm not sure about that one.", "I don't know much about that one, sorry.")
+
+
+class ItemAnswer(BaseModel):
+    answer: str = Field(default="", description="One short answer, or \"\" when the message asks nothing "
+                                                "about an item.")
+    item_id: str | None = Field(default=None, description="Id of the item the question is about, or null.")
+
+
+@dataclass(frozen=True, slots=True)
+class ItemQuestion:
+    """The seeker's last utterance and what it may refer to: the items of the recommender's last
+    move (ids, in the order shown) and the recommender's own catalog view."""
+
+    utterance: str
+    shown: Sequence[str]
+    catalog: Catalog
+    item_noun: str
+    turn: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """What one question sentence asks: about which item, which words, and in what way."""
+
+    item_id: str
+    words: tuple[str, ...]
+    sentence: str
+    about: bool  # "what is it about / like": a description answers it
+    opinion: bool  # "is it any good / have you seen it": ratings answer it
+    seen: bool
+
+
+@dataclass(slots=True)
+class _CatalogIndex:
+    """Lookups built once per catalog (items and reviews do not change in a run)."""
+
+    title_words: dict[str, list[int]] = field(default_factory=dict)  # title token -> item positions
+    forms: list[list[str]] = field(default_factory=list)  # item position -> normalised title forms
+    values: dict[str, dict[str, str]] = field(default_factory=dict)  # value word -> attribute -> value
+    review_words: dict[str, list[tuple[int, list[str]]]] = field(default_factory=dict)  # item -> (review, words)
+
+
+def _content(word: str) -> bool:
+    """A word that can name what is asked: unlike `is_content`, adverb-looking words stay
+    ("lively", "family"), since attribute values and questions use them."""
+    return len(word) > 2 and word not in non_content_words() and not word[0].isdigit() and "'" not in word
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Equal up to a plural ending ("tuner" / "tuners", "dish" / "dishes")."""
+    return a == b or a + "s" == b or b + "s" == a or a + "es" == b or b + "es" == a
+
+
+def _value_text(value: Any) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _count_phrase(n: int) -> tuple[str, bool]:
+    """How many reviewers, in words, and whether the verb takes the singular."""
+    if n == 1:
+        return "one reviewer", True
+    if n == 2:
+        return "two reviewers", False
+    if n == 3:
+        return "a few reviewers", False
+    return f"{n} reviewers", False
+
+
+def _verbs(singular_subject: bool) -> dict[str, str]:
+    base = {"mention": "mention", "bring": "bring", "call": "call", "describe": "describe", "say": "say"}
+    if singular_subject:
+        return {k: v + "s" if not v.endswith("y") else v[:-1] + "ies" for k, v in base.items()} | {"say": "says"}
+    return base
+
+
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _short(text: str, limit: int = MAX_ANSWER_WORDS) -> str:
+    words = text.split()
+    return text if len(words) <= limit else " ".join(words[: limit - 2]).rstrip(",;:") + "…"
+
+
+class ItemAnswerStep(LanguageStep[ItemQuestion, ItemAnswer]):
+    name = "item_answer"
+    prompt_name = "item_answer"
+    output_model = ItemAnswer
+
+    def __init__(self, llm: object | None = None, role: str = "recommender"):
+        super().__init__(llm, role)
+        self._indexes: dict[int, tuple[Catalog, _CatalogIndex]] = {}
+
+    async def run(self, inputs: ItemQuestion) -> ItemAnswer:
+        """Nothing asked about an item: an empty answer without calling a model (the common case)."""
+        if self.asked(inputs) is None:
+            return ItemAnswer()
+        return await super().run(inputs)
+
+    # ----------------------------------------------------------------- reading the question
+    def asked(self, inputs: ItemQuestion) -> Asked | None:
+        """The first question sentence of the utterance that is about an item, or None."""
+        if "?" not in inputs.utterance:
+            return None
+        index = self._index(inputs.catalog)
+        for sentence in split_sentences(inputs.utterance) or [inputs.utterance]:
+            if "?" not in sentence:
+                continue
+            found = self._read(sentence, inputs, index)
+            if found is not None:
+                return found
+        return None
+
+    def _read(self, sentence: str, inputs: ItemQuestion, index: _CatalogIndex) -> Asked | None:
+        lower = sentence.lower().replace("’", "'")
+        shown = [i for i in inputs.shown if i in inputs.catalog.item_index]
+        item_id, reference = self._ordinal(lower, shown), set[str]()
+        if item_id is None:
+            item_id, reference = self._title(lower, shown, inputs.catalog, index)
+        if item_id is None and shown and not _REQUEST.search(lower) and _POINTER.search(lower):
+            item_id = shown[0]
+        if item_id is None:
+            return None
+        noun = singular(inputs.item_noun.lower())
+        words = tuple(dict.fromkeys(
+            w for w in tokens(lower) if _content(w) and w not in QUESTION_WORDS and w not in reference
+            and not _same_word(w, noun) and w not in GENERIC_NOUNS))
+        return Asked(item_id, words, lower, bool(_ABOUT.search(lower)), bool(_OPINION.search(lower)),
+                     bool(_SEEN.search(lower)))
+
+    @staticmethod
+    def _ordinal(lower: str, shown: Sequence[str]) -> str | None:
+        match = _ORDINAL.search(lower)
+        position = ORDINALS[match.group(1)] if match else None
+        if position is None:
+            numbered = _NUMBERED.search(lower)
+            position = NUMBERS[numbered.group(1)] if numbered else None
+        if position is None or not shown or position >= len(shown):
+            return None
+        return shown[position]
+
+    def _title(self, lower: str, shown: Sequence[str], catalog: Catalog, index: _CatalogIndex
+               ) -> tuple[str | None, set[str]]:
+        """The item whose title the sentence names (shown items first among equals), and its title words."""
+        from rapidfuzz import fuzz
+
+        text_tokens = title_tokens(lower)
+        text = " ".join(text_tokens)
+        skip = non_content_words()
+        proposed = {p for w in set(text_tokens) if is_content(w, skip) or w.isdigit()
+                    for p in (index.title_words.get(w) or ()) if len(index.title_words[w]) <= COMMON_TITLE_WORD}
+        shown_positions = {catalog.item_index[i] for i in shown}
+        best: tuple[float, int, int, int] | None = None  # score, shown, form length, -position
+        for position in proposed:
+            for form in index.forms[position]:
+                if len(form) < 4:
+                    continue
+                if " " not in form and form not in text_tokens:
+                    continue  # a one-word title must be a whole word of the sentence ("heat" in "heated")
+                score = fuzz.partial_ratio(form, text)
+                if score >= TITLE_THRESHOLD:
+                    key = (score, position in shown_positions, len(form), -position)
+                    if best is None or key > best:
+                        best = key
+        if best is None:
+            return None, set()
+        position = -best[3]
+        return catalog.item_ids[position], {w for form in index.forms[position] for w in form.split()}
+
+    # ----------------------------------------------------------------- answering
+    def offline(self, inputs: ItemQuestion) -> ItemAnswer:
+        asked = self.asked(inputs)
+        if asked is None:
+            return ItemAnswer()
+        item = inputs.catalog.item(asked.item_id)
+        keys = (asked.item_id, " ".join(asked.words), inputs.turn)
+        text = self._from_attributes(item, asked, inputs.catalog, keys) \
+            or self._from_reviews(item, asked, inputs.catalog, keys)
+        if text is None and asked.about:
+            text = self._about(item, keys)
+        if text is None and (asked.opinion or asked.seen):
+            text = self._opinion(item, asked, inputs.catalog, keys)
+        if text is None and not asked.words:
+            text = self._about(item, keys)  # "what about the second one?"
+        if text is None:
+            text = pick(UNKNOWN, *keys).format(asked=" ".join(asked.words[:3])) if asked.words \
+                else pick(UNKNOWN_BARE, *keys)
+        return ItemAnswer(answer=_short(text), item_id=asked.item_id)
+
+    def _from_attributes(self, item: Item, asked: Asked, catalog: Catalog, keys: tuple[object, ...]) -> str | None:
+        """An asked word that is one of the item's values ("yes"), another item's value of an
+        attribute this item has ("no, it's ..."), or an attribute's name (its value)."""
+        for word in asked.words:
+            for attribute, value in item.attributes.items():
+                values = value if isinstance(value, list) else [value]
+                hit = next((v for v in values if any(_same_word(word, w) for w in tokens(str(v)))), None)
+                if hit is not None:
+                    forms = YES_LIST if isinstance(value, list) and len(value) > 1 else YES_VALUE
+                    return pick(forms, *keys).format(attribute=display_name(attribute), value=hit)
+        index = self._index(catalog)
+        for word in asked.words:
+            for attribute in (index.values.get(word) or {}):
+                if attribute in item.attributes:
+                    return pick(NO_VALUE, *keys).format(attribute=display_name(attribute),
+                                                        value=_value_text(item.attributes[attribute]))
+        for word in asked.words:
+            for attribute, value in item.attributes.items():
+                if any(_same_word(word, w) for w in tokens(display_name(attribute))):
+                    return pick(NAMED_VALUE, *keys).format(attribute=display_name(attribute), value=_value_text(value))
+        return None
+
+    def _from_reviews(self, item: Item, asked: Asked, catalog: Catalog, keys: tuple[object, ...]) -> str | None:
+        """How many reviews mention the most-mentioned asked word, and what they call it."""
+        if not asked.words:
+            return None
+        review_words = self._review_words(catalog, item.id)
+        best: tuple[int, str] | None = None
+        for word in asked.words:
+            n = len({r for r, words in review_words if any(_same_word(word, w) for w in words)})
+            if n and (best is None or n > best[0]):
+                best = (n, word)
+        if best is None:
+            return None
+        n, word = best
+        count, singular_subject = _count_phrase(n)
+        verbs = _verbs(singular_subject)
+        said = [words for _, words in review_words if any(_same_word(word, w) for w in words)]
+        if self._is_thing(word, asked.sentence):
+            descriptors = _descriptors(word, said)
+            if descriptors:
+                form = pick(NOUN_DESCRIBED, *keys)
+                return _capitalized(form.format(count=count, word=word, descriptors=" and ".join(descriptors),
+                                                **verbs))
+            return _capitalized(pick(NOUN_BARE, *keys).format(count=count, word=word, **verbs))
+        negated = sum(1 for words in said if _negated(word, words))
+        if negated and negated >= len(said) - negated:
+            if negated < len(said):
+                yes, no = len(said) - negated, negated
+                return pick(QUALITY_MIXED, *keys).format(yes=yes, no=no, word=word, say="say" if yes > 1 else "says")
+            count, singular_subject = _count_phrase(negated)
+            return _capitalized(pick(QUALITY_NO, *keys).format(count=count, word=word, **_verbs(singular_subject)))
+        return _capitalized(pick(QUALITY_YES, *keys).format(count=count, word=word, **verbs))
+
+    @staticmethod
+    def _is_thing(word: str, sentence: str) -> bool:
+        """Whether the question asks about a thing the item has ("a tuner") rather than a quality ("loud")."""
+        words = tokens(sentence)
+        position = next((i for i, w in enumerate(words) if w == word), None)
+        if position is None:
+            return True
+        return (position > 0 and words[position - 1] in _NOUN_CUES) or not _HAVE.isdisjoint(words[:position])
+
+    @staticmethod
+    def _about(item: Item, keys: tuple[object, ...]) -> str | None:
+        """The description's first sentence, else the item's attribute values."""
+        first = split_sentences(item.description)
+        if first:
+            return pick(ABOUT, *keys).format(description=_short(first[0], MAX_ANSWER_WORDS - 2))
+        values = [_value_text(v) for v in item.attributes.values()][:3]
+        if values:
+            joined = values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]
+            return pick(ABOUT_ATTRIBUTES, *keys).format(values=joined)
+        return None
+
+    @staticmethod
+    def _opinion(item: Item, asked: Asked, catalog: Catalog, keys: tuple[object, ...]) -> str | None:
+        reviews = catalog.reviews_by_item.get(item.id, [])
+        if not reviews:
+            return None
+        ratings = [r.rating for r in reviews]
+        scale = 10 if max(ratings) > 5 else 5
+        mean = f"{sum(ratings) / len(ratings):.1f}"
+        forms = SEEN if asked.seen else OPINION
+        return pick(forms, *keys).format(mean=mean, scale=scale, n=len(ratings),
+                                         reviews="review" if len(ratings) == 1 else "reviews")
+
+    # ----------------------------------------------------------------- indexes
+    def _index(self, catalog: Catalog) -> _CatalogIndex:
+        cached = self._indexes.get(id(catalog))
+        if cached is not None and cached[0] is catalog:
+            return cached[1]
+        index = _CatalogIndex()
+        for position, item in enumerate(catalog.items):
+            forms, _year = title_forms(item.title)
+            index.forms.append(forms)
+            for word in {w for form in forms for w in form.split()}:
+                index.title_words.setdefault(word, []).append(position)
+            for attribute, value in item.attributes.items():
+                for v in value if isinstance(value, list) else [value]:
+                    for word in tokens(str(v)):
+                        if _content(word):
+                            index.values.setdefault(word, {}).setdefault(attribute, str(v))
+        self._indexes[id(catalog)] = (catalog, index)
+        return index
+
+    def _review_words(self, catalog: Catalog, item_id: str) -> list[tuple[int, list[str]]]:
+        """(review number, words) per sentence of the item's reviews, tokenised on first use."""
+        index = self._index(catalog)
+        found = index.review_words.get(item_id)
+        if found is None:
+            found = [(r, tokens(sentence)) for r, review in enumerate(catalog.reviews_by_item.get(item_id, []))
+                     for sentence in sentences(review.text)]
+            index.review_words[item_id] = found
+        return found
+
+    # ----------------------------------------------------------------- language model
+    def prompt_variables(self, inputs: ItemQuestion) -> dict[str, object]:
+        asked = self.asked(inputs)
+        catalog = inputs.catalog
+        shown = [i for i in inputs.shown if i in catalog.item_index]
+        lines = [f"{n}. {self._card(catalog, item_id, asked)}" for n, item_id in enumerate(shown, 1)]
+        named = self._card(catalog, asked.item_id, asked) if asked is not None and asked.item_id not in shown else ""
+        return {"item_noun": inputs.item_noun, "utterance": inputs.utterance,
+                "shown": "\n".join(lines) or "(none)", "named": named or "(none)"}
+
+    def _card(self, catalog: Catalog, item_id: str, asked: Asked | None) -> str:
+        """An item as the model reads it: id, title, attributes, description, a few review sentences
+        (those with an asked word first)."""
+        item = catalog.item(item_id)
+        facts = "; ".join(f"{display_name(k)}: {_value_text(v)}" for k, v in item.attributes.items())
+        said = [" ".join(words) for _, words in self._review_words(catalog, item_id)]
+        wanted = asked.words if asked is not None else ()
+        said.sort(key=lambda s: not any(_same_word(w, x) for w in wanted for x in s.split()))
+        reviews = " | ".join(said[:4])
+        return f"[{item.id}] {item.title} ({facts}) {item.description[:300]} Reviews: {reviews or '(none)'}"
+
+    def accept(self, output: ItemAnswer, inputs: ItemQuestion) -> ItemAnswer:
+        """Keep the model's answer but never an item id the catalog does not have."""
+        answer = " ".join(output.answer.split())
+        if not answer:
+            return ItemAnswer()
+        item_id = output.item_id if output.item_id in inputs.catalog.item_index else None
+        if item_id is None:
+            asked = self.asked(inputs)
+            item_id = asked.item_id if asked is not None else None
+        return ItemAnswer(answer=answer, item_id=item_id)
+
+
+def _negated(word: str, words: Sequence[str]) -> bool:
+    """Whether a negation stands within three words before the word ("not loud", "isn't too loud")."""
+    for i, w in enumerate(words):
+        if _same_word(word, w) and not NEGATIONS.isdisjoint(words[max(0, i - 3): i]):
+            return True
+    return False
+
+
+def _descriptors(word: str, said: Sequence[Sequence[str]], limit: int = 2) -> list[str]:
+    """The words reviews most often describe `word` with ("the tuner is *accurate*"), plain
+    descriptions before praise; short, so no sentence is ever repeated whole."""
+    terms = term_index({word: word, word + "s": word})
+    counts: Counter[str] = Counter()
+    for words in said:
+        for mention in find_mentions(words, terms):
+            if not mention.doubtful:
+                for value in mention.values:
+                    if value and len(value.split()) <= 2:
+                        counts[value] += 1
+    ranked = sorted(counts.items(), key=lambda kv: (kv[0] in PRAISE, -kv[1], kv[0]))
+    return [value for value, _ in ranked[:limit]]
+
+
+def last_shown(dialogue: Sequence[Turn]) -> list[str]:
+    """The items of the recommender's last move, in the order shown."""
+    for turn in reversed(dialogue):
+        if turn.role == Role.recommender:
+            return list(turn.items_shown)
+    return []
+
+
+async def answer_first(step: ItemAnswerStep | None, observation: Any, catalog: Catalog, question: str,
+                       metadata: dict[str, Any]) -> str:
+    """`question` preceded by the answer to the seeker's question about an item, when their last
+    utterance asked one; the item answered about goes into `metadata["answered"]`. Otherwise
+    `question` and `metadata` are left exactly as they were (logs of such turns do not change)."""
+    dialogue = observation.dialogue
+    if step is None or not dialogue or dialogue[-1].role != Role.seeker:
+        return question
+    shown = last_shown(dialogue) or [card.id for card in observation.shown]
+    answer = await step.run(ItemQuestion(dialogue[-1].text, shown, catalog, observation.item_noun, observation.turn))
+    if not answer.answer:
+        return question
+    metadata["answered"] = answer.item_id
+    return f"{answer.answer} {question}" if question else answer.answer
