@@ -2,7 +2,8 @@
 
 Graph per turn: `retrieve` (score every candidate against the seeker's utterances so far)
 → `clarify` (look at the current top candidates and ask the question that best splits
-them) → END. Popularity, BM25 and dense recommenders differ only in the scorer.
+them; when the seeker just asked about an item shown, answer that first, see
+`agents/steps/item_answer.py`) → END. Popularity, BM25 and dense recommenders differ only in the scorer.
 
 Questions are about the catalog's attributes and about the aspects its reviews talk
 about, mined once per catalog view when the recommender is built (cached on disk; see
@@ -23,6 +24,7 @@ from langgraph.runtime import Runtime
 
 from agents.base import GraphAgent, TurnState
 from agents.steps.clarify import ClarifyInput, ClarifyStep
+from agents.steps.item_answer import ItemAnswerStep, answer_first
 from environments.base import Recommendation, RecommenderObservation
 from environments.catalog import Catalog
 from environments.models import Role, Turn
@@ -43,6 +45,7 @@ class RetrievalContext:
     clarify: ClarifyStep
     question_pool: int
     mined: AspectVocabulary | None = None
+    answer: ItemAnswerStep | None = None  # answers a question about a shown item before asking
 
 
 def seeker_utterances(observation: RecommenderObservation) -> list[str]:
@@ -81,7 +84,9 @@ async def clarify(state: RecommenderState, runtime: Runtime[RetrievalContext]) -
     asked = list(state.get("asked_aspects", []))
     question = await ctx.clarify.run(ClarifyInput(obs.dialogue, candidates, asked, obs.item_noun,
                                                   obs.turn, tuple(ctx.catalog.aspects), ctx.mined))
-    action = Recommendation(question=question.question, scores=scores, metadata={"aspect": question.aspect})
+    metadata: dict[str, Any] = {"aspect": question.aspect}
+    text = await answer_first(ctx.answer, obs, ctx.catalog, question.question, metadata)
+    action = Recommendation(question=text, scores=scores, metadata=metadata)
     return {"action": action, "asked_aspects": asked + ([question.aspect] if question.aspect else [])}
 
 
@@ -117,6 +122,7 @@ def retrieval_recommender(name: str, catalog: Catalog, scorer: Scorer, llm: Any 
                           cache_dir: str | None = None) -> GraphAgent[RetrievalContext]:
     """The retrieve → clarify agent; `review_aspects` mined aspects join the attributes (0: none)."""
     mined = mined_aspects(catalog, review_aspects, embedding_model, cache_dir)
-    context = RetrievalContext(catalog, scorer, ClarifyStep(llm, "recommender"), question_pool, mined)
+    context = RetrievalContext(catalog, scorer, ClarifyStep(llm, "recommender"), question_pool, mined,
+                               ItemAnswerStep(llm, "recommender"))
     return GraphAgent(Role.recommender, build_graph(name), context, memory_keys=("asked_aspects",),
                       resume=asked_in)

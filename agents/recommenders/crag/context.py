@@ -26,6 +26,7 @@ from agents.steps.crag import (
     ContextReflectStep, ExtractMentionsStep, InferItemsStep, RecommendStep, ReflectLinksStep, RerankStep,
 )
 from agents.steps.entity_linking import TextLinker
+from agents.steps.item_answer import ItemAnswerStep
 from agents.steps.relevance import DialogueRelevance
 from environments.catalog import Catalog
 from environments.errors import CrsimError
@@ -93,6 +94,7 @@ class CragContext:
     rerank: RerankStep
     clarify: ClarifyStep
     exact_titles: dict[str, int]
+    answer: ItemAnswerStep | None = None  # answers a question about a shown item before the question
 
     def title_position(self, title: str) -> int | None:
         """A title as written by a model (or the offline step) -> catalog position, or None.
@@ -147,5 +149,5 @@ def make_context(catalog: Catalog, llm: Any | None, settings: CragSettings, *, l
         content=content, extract=ExtractMentionsStep(linker, llm), reflect_links=ReflectLinksStep(linker, llm),
         context_reflect=ContextReflectStep(llm, "recommender"), recommend=RecommendStep(llm, "recommender"),
         infer=InferItemsStep(llm, "recommender"), rerank=RerankStep(llm, "recommender"),
-        clarify=ClarifyStep(llm, "recommender"), exact_titles=exact,
+        clarify=ClarifyStep(llm, "recommender"), exact_titles=exact, answer=ItemAnswerStep(llm, "recommender"),
     )

@@ -15,8 +15,9 @@
   the quintile of the mean catalog percentile of context relevance, affinity to the liked
   items and (when retrieval ran) the collaborative score — the evidence a model reflecting
   on the list would weigh;
-- `respond`: a clarification question and the ranking. Items already mentioned are never
-  recommended; only the observation's candidates are.
+- `respond`: a clarification question and the ranking, the question preceded by an answer
+  when the seeker just asked about an item shown (`agents/steps/item_answer.py`). Items
+  already mentioned are never recommended; only the observation's candidates are.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from agents.recommenders.crag.context import CragContext
 from agents.recommenders.crag.mentions import DialogueMentions, Linked, link_new_turns, summarize
 from agents.steps.clarify import ClarifyInput
 from agents.steps.crag import ItemsInDialogue, RecommendInput, rerank
+from agents.steps.item_answer import answer_first
 from agents.steps.relevance import percentiles
 from environments.base import Recommendation
 
@@ -179,6 +181,7 @@ async def respond(state: CragState, runtime: Runtime[CragContext]) -> dict[str, 
                 "inferred": state.get("inferred", False), "retrieved": [ids[p] for p in state.get("retrieved", [])],
                 "kept": [ids[p] for p in state.get("kept", [])],
                 "generated": [ids[p] for p in state.get("generated", [])]}
+    question = await answer_first(ctx.answer, obs, ctx.catalog, question, metadata)
     return {"action": Recommendation(question=question, metadata=metadata, **ranking), "asked_aspects": asked}
 
 

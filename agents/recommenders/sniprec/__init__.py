@@ -18,6 +18,7 @@ from agents.recommenders.retrieval import asked_in, mined_aspects
 from agents.recommenders.sniprec.graph import SnipRecContext, SnipRecSettings, build_graph
 from agents.recommenders.sniprec.units import aspect_terms_of, item_units
 from agents.steps.clarify import ClarifyStep
+from agents.steps.item_answer import ItemAnswerStep
 from agents.steps.snippets import ExpandStep, ItemSnippetStep, QuerySnippetStep, singular, snippet_content
 from environments.catalog import Catalog
 from environments.errors import CrsimError
@@ -59,7 +60,8 @@ def build(catalog: Catalog, llm: Any | None = None, *, unit: str = "snippet", ex
                                validator=validator, threshold=threshold, kappa=kappa,  # type: ignore[arg-type]
                                question_pool=question_pool)
     context = SnipRecContext(catalog, index, settings, QuerySnippetStep(llm, "recommender"),
-                             ExpandStep(llm, "recommender"), ClarifyStep(llm, "recommender"), question_pool, mined)
+                             ExpandStep(llm, "recommender"), ClarifyStep(llm, "recommender"), question_pool, mined,
+                             ItemAnswerStep(llm, "recommender"))
     return GraphAgent(Role.recommender, build_graph(name), context,
                       memory_keys=("snippet_scores", "read_turns", "intents", "asked_aspects"), resume=asked_in)
 

@@ -31,6 +31,7 @@ from langgraph.runtime import Runtime
 
 from agents.recommenders.retrieval import RecommenderState, clarify, demote_judged
 from agents.steps.clarify import ClarifyStep
+from agents.steps.item_answer import ItemAnswerStep
 from agents.steps.snippets import (
     ExpandInput, ExpandStep, QuerySnippet, QuerySnippetInput, QuerySnippetStep, Transformation, expanded, singular,
 )
@@ -63,6 +64,7 @@ class SnipRecContext:
     clarify: ClarifyStep
     question_pool: int
     mined: AspectVocabulary | None = None
+    answer: ItemAnswerStep | None = None  # the shared `clarify` node answers item questions with it
 
 
 class SnipRecState(RecommenderState, total=False):
