@@ -89,6 +89,7 @@ def _error(message: str, code: str) -> dict[str, Any]:
 STEP_MARKERS = {
     "summarize_reviews": "summarise customer reviews",
     "clarify_question": "conversational recommender",
+    "item_answer": "You help someone choose",
     "seeker_answer": "role-playing a person",
     "shopping_seller": "seller in an online store",
     "shopping_customer": "customer chatting with a seller",
@@ -127,6 +128,7 @@ STEP_MARKERS = {
 SCRIPTED = {
     "summarize_reviews": {"summary": "STUB: reviewers loved the food."},
     "clarify_question": {"question": "STUB: which cuisine do you like?", "aspect": "cuisine"},
+    "item_answer": {"answer": "STUB: yes, it does.", "item_id": None},
     "seeker_answer": {"answer": "STUB: something spicy, please.", "has_preference": True},
     "shopping_seller": {"utterance": "STUB: what would you like?"},
     "shopping_customer": {"utterance": "STUB: that one, please."},
