@@ -130,3 +130,13 @@ def test_prompt_lists_shown_items_in_order_and_a_named_one(catalog):
     lines = variables["shown"].splitlines()
     assert [line[:8] for line in lines] == ["1. [a1] ", "2. [a2] ", "3. [a3] "]
     assert variables["named"].startswith("[a4] The Quiet Cube")
+
+
+async def test_llm_path_renders_the_prompt_and_keeps_a_known_item(catalog):
+    from crsim_testing import ScriptedChatModel
+
+    model = ScriptedChatModel()  # answers this prompt with {"answer": "SCRIPTED: ...", ...} and no item id
+    out = await ItemAnswerStep(model).run(ItemQuestion("Does the second one have a tuner built in?", SHOWN, catalog,
+                                                       "amps", 1))
+    assert out.answer.startswith("SCRIPTED") and out.item_id == "a2"  # the id the offline reading found
+    assert "You help someone choose amps" in model.prompts[-1]
