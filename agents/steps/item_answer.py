@@ -86,7 +86,8 @@ NOUN_BARE = ("{count} {mention} the {word}, without saying much about it.",
              "{count} {bring} up the {word}, but say little about it.")
 QUALITY_YES = ("Yes, {count} {call} it {word}.", "{count} {describe} it as {word}.")
 QUALITY_NO = ("{count} {say} it's not {word}.", "Not really: {count} {say} it isn't {word}.")
-QUALITY_MIXED = ("Reviews differ on that: {yes} {say} {word}, {no} not.",)
+QUALITY_MIXED = ("{yes_count} {call} it {word}, but {no_count} {say} it isn't.",
+                 "Opinions differ: {yes_count} {call} it {word}, {no_count} not.")
 ABOUT = ("{description}", "In short: {description}", "Briefly: {description}")
 ABOUT_ATTRIBUTES = ("It's {values}.", "In short, it's {values}.")
 OPINION = ("Reviewers rate it {mean} out of {scale} on average, over {n} {reviews}.",
@@ -330,14 +331,17 @@ class ItemAnswerStep(LanguageStep[ItemQuestion, ItemAnswer]):
                 return _capitalized(form.format(count=count, word=word, descriptors=" and ".join(descriptors),
                                                 **verbs))
             return _capitalized(pick(NOUN_BARE, *keys).format(count=count, word=word, **verbs))
-        negated = sum(1 for words in said if _negated(word, words))
-        if negated and negated >= len(said) - negated:
-            if negated < len(said):
-                yes, no = len(said) - negated, negated
-                return pick(QUALITY_MIXED, *keys).format(yes=yes, no=no, word=word, say="say" if yes > 1 else "says")
-            count, singular_subject = _count_phrase(negated)
-            return _capitalized(pick(QUALITY_NO, *keys).format(count=count, word=word, **_verbs(singular_subject)))
-        return _capitalized(pick(QUALITY_YES, *keys).format(count=count, word=word, **verbs))
+        no = sum(1 for words in said if _negated(word, words))  # sentences, as a proxy for reviewers
+        yes = len(said) - no
+        if not no:
+            return _capitalized(pick(QUALITY_YES, *keys).format(count=count, word=word, **verbs))
+        no_count, no_singular = _count_phrase(no)
+        if not yes:
+            return _capitalized(pick(QUALITY_NO, *keys).format(count=no_count, word=word, **_verbs(no_singular)))
+        yes_count, yes_singular = _count_phrase(yes)
+        return _capitalized(pick(QUALITY_MIXED, *keys).format(
+            yes_count=yes_count, no_count=no_count, word=word, call=_verbs(yes_singular)["call"],
+            say=_verbs(no_singular)["say"]))
 
     @staticmethod
     def _is_thing(word: str, sentence: str) -> bool:
