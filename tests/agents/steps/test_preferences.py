@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agents.steps import seeker_talk as talk
 from agents.steps.preferences import (
     BinaryPreferences, GeneralPreferences, ReflectInput, ReflectStep, SeenEvidence, binary_preferences,
     binary_score, feature_key, general_weights, parse_features, preferences_from_weights, raw_review_score,
@@ -83,10 +84,23 @@ def test_reflection_judges_seen_items_by_own_rating_and_unseen_by_taste():
     reflection = step.offline(ReflectInput(shown, {"seen1": (2.0, "Meh.")}, prefs, "movies"))
     reactions = {r.item_id: r for r in reflection.reactions}
     assert reactions["seen1"].seen and reactions["seen1"].reaction == "dislike"
-    assert reactions["h"].reaction == "like" and "second one" in reactions["h"].reason.lower()
-    assert "horror" in reactions["h"].reason
+    assert reactions["h"].reaction == "like" and "horror" in reactions["h"].reason
     assert reactions["c"].reaction == "dislike" and reactions["x"].reaction == "unsure"
-    assert not any("Title" in r.reason for r in reflection.reactions)  # by position, not by title
+    # each item pointed at by its position on screen or by its (short) title, as people do
+    for position, (item_id, reaction) in enumerate(reactions.items()):
+        named = {f"the {talk.ORDINALS[position]} one", shown[position].title.lower()}
+        assert any(name in reaction.reason.lower() for name in named), (item_id, reaction.reason)
+    other_titles = [c.title for c in shown if c.id != "h"]
+    assert not any(t in reactions["h"].reason for t in other_titles)  # never another item's title
+
+
+def test_reactions_are_worded_differently_across_episodes():
+    prefs = GeneralPreferences(narrative="", likes=[feature_key(HORROR)], weights={feature_key(HORROR): 1.0})
+    shown = [card("h", "Pure slow-burn dread.")]
+    step = ReflectStep(lexicon=LEXICON)
+    said = {step.offline(ReflectInput(shown, {}, prefs, "movies", seed=(seed, 1))).reactions[0].reason
+            for seed in range(30)}
+    assert len(said) >= 5
 
 
 def test_reaction_bars_are_relative_to_the_users_own_seen_items():
