@@ -207,7 +207,8 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
         if best in attributes:
             form = pick(QUESTION_FORMS, best, inputs.turn)
             return ClarifyingQuestion(question=form.format(aspect=display_name(best)), aspect=best)
-        return ClarifyingQuestion(question=mined_question(best, best_values, inputs.turn), aspect=best)
+        pairs = inputs.mined.aspect(best).alternatives if inputs.mined is not None else ()
+        return ClarifyingQuestion(question=mined_question(best, best_values, inputs.turn, pairs), aspect=best)
 
     def _mined_options(self, inputs: ClarifyInput, excluded: set[str], attributes: Sequence[str], said: set[str],
                        weights: Sequence[float]) -> list[tuple[str, list[tuple[tuple[str, ...], float]]]]:
@@ -267,10 +268,22 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
         }
 
 
-def mined_question(aspect: str, values: Sequence[tuple[str, ...]], turn: int) -> str:
-    """A question about a mined aspect, offering the two values most candidates have when there are two."""
-    common = [v for v, _ in Counter(v for vs in values for v in vs).most_common(2)]
-    if len(common) == 2:
+def mined_question(aspect: str, values: Sequence[tuple[str, ...]], turn: int,
+                   alternatives: Sequence[tuple[str, str]] = ()) -> str:
+    """A question about a mined aspect, offering two of the candidates' values that are alternatives.
+
+    Two frequent values are not a choice ("usb or monster" cable: a kind and a brand, both
+    true of one cable); only a pair the miner found describing different items is offered
+    (`MinedAspect.alternatives`), the one the candidates split most evenly on. Without
+    such a pair among the candidates the question is open.
+    """
+    counts = Counter(v for vs in values for v in vs)
+    offered = [(min(counts[a], counts[b]), counts[a] + counts[b], -position, a, b)
+               for position, (a, b) in enumerate(alternatives) if counts[a] and counts[b]]
+    if offered:
+        *_, first, second = max(offered)
+        if counts[second] > counts[first]:
+            first, second = second, first
         form = pick(MINED_FORMS_WITH_VALUES, aspect, turn)
-        return form.format(aspect=aspect, first=common[0], second=common[1])
+        return form.format(aspect=aspect, first=first, second=second)
     return pick(MINED_FORMS, aspect, turn).format(aspect=aspect)

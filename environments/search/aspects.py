@@ -19,10 +19,11 @@ only dictionary look-ups remain.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,7 +31,8 @@ import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
 from environments.search.aspect_text import (
-    GENERIC_NOUNS, OBJECT_STARTS, PRAISE, find_mentions, noun_positions, sentences, term_index, tokens,
+    COPULAS, GENERIC_NOUNS, INTENSIFIERS, OBJECT_STARTS, PRAISE, Mention, find_mentions, noun_positions, sentences,
+    term_index, tokens,
 )
 from environments.search.cache import cache_dir_for, content_key, write_file_atomic
 from environments.search.embeddings import bulk_id, encode_bulk
@@ -39,8 +41,17 @@ if TYPE_CHECKING:
     from environments.catalog.store import Catalog
     from environments.search.embeddings import Encoder
 
-VOCABULARY_VERSION = 1
-MINER_VERSION = 3  # bump when mining changes what it finds: part of the cache key
+# A capitalised word after a lower-case one: a name ("my new Shure mic"), not a sentence start.
+_TITLED = re.compile(r"(?<=[a-z0-9,;] )[A-Z][a-z]+")
+VOCABULARY_VERSION = 2  # 2: aspects list their alternatives
+MINER_VERSION = 4  # bump when mining changes what it finds: part of the cache key
+# Descriptors that never say which item: true of any ("new", "different") or of the review
+# rather than the item ("exact", "correct"). Not options to choose between.
+VAGUE = frozenset("""
+    new old different same similar other exact correct right wrong real actual true specific certain particular
+    standard normal regular usual general main whole entire full original extra little big much many more less
+    high higher low lower subjective decent solid quality overall total only single double main own
+""".split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +69,11 @@ class MinerSettings:
     min_value_lift: float = 1.5  # a descriptor must be this much likelier with the aspect than overall
     max_values: int = 8         # most common descriptors kept per aspect
     values_per_item: int = 2
+    min_value_items: int = 3    # a value must describe this many items (fewer: a fragment of one review's wording)
+    max_value_overlap: float = 0.5  # alternatives: at most this share of the rarer one's items has both
+    max_value_together: float = 0.1  # ...and at most this share of its mentions names both at once
+    min_name_share: float = 0.4  # a word capitalised mid-sentence this often is a name (brand), not a value
+    min_quality_share: float = 0.035  # after a copula this often: a quality ("cheap"), else a kind ("condenser")
 
 
 class MinedAspect(BaseModel):
@@ -65,6 +81,8 @@ class MinedAspect(BaseModel):
     terms: list[str] = Field(description="Surface terms grouped into it, most widely used first.")
     n_items: int = Field(description="Items whose reviews mention it.")
     values: list[str] = Field(default_factory=list, description="Its most common descriptors.")
+    alternatives: list[tuple[str, str]] = Field(
+        default_factory=list, description="Pairs of values that are a choice between kinds of it, most common first.")
 
 
 class AspectVocabulary(BaseModel):
@@ -91,17 +109,23 @@ class AspectVocabulary(BaseModel):
         return next((a for a in self.aspects if a.name == name), None)
 
     def add(self, group: _Group, item_ids: Sequence[str], overall: Counter[str], total: int,
-            settings: MinerSettings) -> None:
+            stats: WordStats, settings: MinerSettings) -> None:
         """Add one grouped aspect: its coverage and values (descriptors likelier with it than overall)."""
         name = group.terms[0]
         own = Counter(d for counter in group.values.values() for d in counter.elements())
         own_total = max(1, sum(own.values()))
         support = Counter(d for counter in group.values.values() for d in counter)
-        lifted = [d for d, n in support.most_common() if n >= settings.min_items
+        own_words = {w for term in group.terms for w in term.split()}
+        lifted = [d for d, n in sorted(support.items(), key=lambda dn: (-dn[1], dn[0]))
+                  if n >= max(settings.min_items, settings.min_value_items) and d not in own_words
                   and (own[d] / own_total) >= settings.min_value_lift * (overall[d] / total)]
-        common = lifted[: settings.max_values]
+        pairs = alternatives(group, lifted[: settings.max_values], stats, settings)
+        # Only values that are one side of a choice tell items apart in a question worth asking.
+        chosen = {v for pair in pairs for v in pair}
+        common = [d for d in lifted[: settings.max_values] if d in chosen]
         rank = {d: r for r, d in enumerate(common)}
-        self.aspects.append(MinedAspect(name=name, terms=group.terms, n_items=len(group.items), values=common))
+        self.aspects.append(MinedAspect(name=name, terms=group.terms, n_items=len(group.items), values=common,
+                                        alternatives=pairs))
         self.mentions[name] = {item_ids[p]: len(reviews) for p, reviews in sorted(group.items.items())}
         values = {}
         for position, counter in sorted(group.values.items()):
@@ -151,11 +175,13 @@ def _mine(catalog: Catalog, encoder: Encoder | None, settings: MinerSettings) ->
     # is tokenised once and shared, and every word is one interned string: at 500k reviews
     # the fresh lists of fresh strings held ~2 GB, the shared tuples a fraction of it.
     tokenised: dict[str, tuple[str, ...]] = {}
+    titled: Counter[str] = Counter()  # words capitalised mid-sentence, per distinct sentence
 
     def words_of(sentence: str) -> tuple[str, ...]:
         words = tokenised.get(sentence)
         if words is None:
             words = tokenised[sentence] = tuple(map(sys.intern, tokens(sentence)))
+            titled.update(w.lower() for w in _TITLED.findall(sentence))
         return words
 
     item_reviews = [[[words_of(s) for s in sentences(review.text)] for review in reviews.get(item.id, ())]
@@ -163,24 +189,29 @@ def _mine(catalog: Catalog, encoder: Encoder | None, settings: MinerSettings) ->
     tokenised.clear()
     excluded = _item_words(catalog.item_noun)
     stats = WordStats.count(words for item in item_reviews for review in item for words in review)
+    stats.titled = titled
     terms = stats.candidate_terms(settings, excluded)
+    stats.nouns = frozenset(w for term in terms for w in term.split())
     index = term_index({term: term for term in terms})
     term_items: dict[str, dict[int, set[int]]] = defaultdict(dict)  # term -> item -> its reviews that mention it
     term_values: dict[str, dict[int, Counter[str]]] = defaultdict(dict)
+    term_together: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)  # values named in one mention
     for position, item in enumerate(item_reviews):
         for number, review in enumerate(item):
             named: set[str] = set()
             for words in review:
                 for mention in find_mentions(words, index, excluded):
                     named.add(mention.term)
-                    values = [d for d in mention.values if all(stats.describes(w, settings) for w in d.split())]
-                    if values and not mention.doubtful:
+                    values = stats.value_words(mention, settings) if not mention.doubtful else []
+                    if values:
                         term_values[mention.term].setdefault(position, Counter()).update(values)
+                        if len(values) > 1:  # "bright and clear": qualities together, not alternatives
+                            term_together[mention.term].update(_pairs(values))
             for term in named:
                 term_items[term].setdefault(position, set()).add(number)
     kept = [t for t in terms if len(term_items[t]) >= settings.min_items]
     groups = group_terms(kept, {t: len(term_items[t]) for t in kept}, encoder, settings.group_similarity)
-    merged = [_merge(group, term_items, term_values) for group in groups]
+    merged = [_merge(group, term_items, term_values, term_together) for group in groups]
     merged = sorted((m for m in merged if len(m.items) >= settings.min_items),
                     key=lambda m: (-len(m.items), m.terms[0]))[: settings.max_aspects]
     overall = Counter(d for m in merged for counter in m.values.values() for d in counter.elements())
@@ -188,7 +219,7 @@ def _mine(catalog: Catalog, encoder: Encoder | None, settings: MinerSettings) ->
     vocabulary = AspectVocabulary(fingerprint=catalog.fingerprint,
                                   review_counts={item.id: len(r) for item, r in zip(catalog.items, item_reviews)})
     for group in merged:
-        vocabulary.add(group, catalog.item_ids, overall, total, settings)
+        vocabulary.add(group, catalog.item_ids, overall, total, stats, settings)
     return vocabulary
 
 
@@ -197,17 +228,59 @@ class _Group:
     terms: list[str]
     items: dict[int, set[int]]         # item position -> its reviews that mention the aspect
     values: dict[int, Counter[str]]    # item position -> descriptor counts
+    together: Counter[tuple[str, str]]  # (value, value) -> mentions naming both
 
 
 def _merge(group: Sequence[str], term_items: dict[str, dict[int, set[int]]],
-           term_values: dict[str, dict[int, Counter[str]]]) -> _Group:
-    merged = _Group(list(group), defaultdict(set), defaultdict(Counter))
+           term_values: dict[str, dict[int, Counter[str]]],
+           term_together: dict[str, Counter[tuple[str, str]]]) -> _Group:
+    merged = _Group(list(group), defaultdict(set), defaultdict(Counter), Counter())
     for term in group:
         for position, reviews in term_items[term].items():
             merged.items[position] |= reviews
         for position, counter in term_values[term].items():
             merged.values[position].update(counter)
+        merged.together.update(term_together.get(term, {}))
     return merged
+
+
+def _pairs(values: Sequence[str]) -> list[tuple[str, str]]:
+    """Each unordered pair of distinct values once, as a sorted tuple."""
+    unique = sorted(set(values))
+    return [(a, b) for i, a in enumerate(unique) for b in unique[i + 1:]]
+
+
+def alternatives(group: _Group, common: Sequence[str], stats: WordStats, settings: MinerSettings
+                 ) -> list[tuple[str, str]]:
+    """Pairs of `common` values that are alternatives of the aspect, in `common` order.
+
+    Two values are offered together only if each can stand for what an item is like where
+    the other does not: they must describe different items (an item's reviews naming both,
+    "usb" and "monster" of one cable, say they are parts or brands of the same thing, not a
+    choice), rarely be named in the same breath ("bright and clear" adds up, "bright or
+    warm" chooses), be the same sort of word (two qualities, "bright"/"warm", or two kinds,
+    "acoustic"/"electric"; not "condenser or cheap") and not be one word twice ("cheap", "cheaper").
+    """
+    items = {v: {p for p, counter in group.values.items() if counter[v]} for v in common}
+    counts = {v: sum(counter[v] for counter in group.values.values()) for v in common}
+    pairs = []
+    for i, first in enumerate(common):
+        for second in common[i + 1:]:
+            if _same_word(first, second) or stats.quality(first, settings) != stats.quality(second, settings):
+                continue  # "condenser or cheap": a kind and a quality are not one choice
+            smaller = min(len(items[first]), len(items[second]))
+            both = len(items[first] & items[second])
+            together = group.together[(first, second) if first < second else (second, first)]
+            if (both <= settings.max_value_overlap * smaller
+                    and together <= settings.max_value_together * min(counts[first], counts[second])):
+                pairs.append((first, second))
+    return pairs
+
+
+def _same_word(first: str, second: str) -> bool:
+    """One word inflected ("cheap", "cheaper") or the same stem: not two options."""
+    short, long = sorted((first, second), key=len)
+    return long.startswith(short[: max(4, len(short) - 1)])
 
 
 def _item_words(item_noun: str) -> frozenset[str]:
@@ -218,12 +291,16 @@ def _item_words(item_noun: str) -> frozenset[str]:
 
 @dataclass(slots=True)
 class WordStats:
-    """Where words stand across a corpus: how often, as a noun phrase head, before an object."""
+    """Where words stand across a corpus: how often, as a noun phrase head, before an object,
+    right after a copula ("is *bright*"), and capitalised mid-sentence (names: "Shure")."""
 
     total: Counter[str]
     heads: Counter[str]
     verbish: Counter[str]
     pairs: Counter[tuple[str, str]]
+    predicative: Counter[str] = field(default_factory=Counter)
+    titled: Counter[str] = field(default_factory=Counter)  # filled by the caller, which has the raw text
+    nouns: frozenset[str] = frozenset()  # words of the candidate aspect terms: things, not values
 
     @classmethod
     def count(cls, token_lists: Iterable[Sequence[str]]) -> WordStats:
@@ -231,11 +308,21 @@ class WordStats:
         for words in token_lists:
             stats.total.update(words)
             stats.verbish.update(w for w, nxt in zip(words, words[1:]) if nxt in OBJECT_STARTS)
+            if not COPULAS.isdisjoint(words):
+                stats.predicative.update(_after_copulas(words))
             for start, head in noun_positions(words):
                 stats.heads[words[head]] += 1
                 if head > start:
                     stats.pairs[(words[head - 1], words[head])] += 1
         return stats
+
+    def proper_name(self, word: str, settings: MinerSettings) -> bool:
+        """Mostly written capitalised inside a sentence: a brand or model ("Shure", "Elixir"), not a kind."""
+        return self.titled[word] >= settings.min_name_share * self.total[word] > 0
+
+    def quality(self, word: str, settings: MinerSettings) -> bool:
+        """Said of things after a copula ("it is *cheap*"): a quality; else a kind ("*condenser* mic")."""
+        return self.predicative[word] >= settings.min_quality_share * self.total[word]
 
     def verb_like(self, word: str, settings: MinerSettings) -> bool:
         return self.verbish[word] >= settings.max_verb_share * self.total[word]
@@ -251,6 +338,19 @@ class WordStats:
         """Can `word` tell items apart on an aspect? Not a verb, a generic noun or praise."""
         return word not in GENERIC_NOUNS and word not in PRAISE and not self.verb_like(word, settings)
 
+    def value_words(self, mention: Mention, settings: MinerSettings) -> list[str]:
+        """The words a mention offers as the aspect's values: one-word predicates ("sound is *warm*"),
+        else the modifier next to the term ("*warm* sound"; "home *recording* studio").
+
+        One word each, so that two options never nest ("home" or "home recording"), and each
+        must describe: not a word that mostly names things itself ("guitar body": guitar is
+        an aspect of its own), nor one that says nothing about which item ("new", "different").
+        """
+        words = [p for p in mention.predicates if " " not in p] if mention.predicates else list(mention.modifiers[-1:])
+        return [w for w in words if w not in VAGUE and not _inflected(w) and self.describes(w, settings)
+                and not self.noun_like(w, settings) and not self.proper_name(w, settings)
+                and w not in self.nouns]
+
     def candidate_terms(self, settings: MinerSettings, excluded: frozenset[str] = frozenset()) -> list[str]:
         """Words (and two-word compounds) that mostly stand where nouns stand, most frequent first."""
         terms = {w: n for w, n in self.heads.items() if w not in excluded and self.noun_like(w, settings)}
@@ -262,6 +362,25 @@ class WordStats:
                 if count >= 0.8 * self.heads[head]:
                     terms.pop(head, None)  # "life" is only ever "battery life"
         return [t for t, _ in sorted(terms.items(), key=lambda tc: (-tc[1], tc[0]))][: settings.max_terms]
+
+
+def _inflected(word: str) -> bool:
+    """A plural or a verb form ("guitarists", "sounding", "tuned"): names or does, does not describe."""
+    return (word.endswith("ing") or (word.endswith("s") and not word.endswith(("ss", "us", "is")))
+            or (len(word) > 5 and word.endswith("ed")))
+
+
+def _after_copulas(words: Sequence[str]) -> list[str]:
+    """The word after each copula, past intensifiers ("is *bright*", "sounds really *warm*")."""
+    found = []
+    for i, word in enumerate(words):
+        if word in COPULAS:
+            j = i + 1
+            while j < len(words) and words[j] in INTENSIFIERS:
+                j += 1
+            if j < len(words):
+                found.append(words[j])
+    return found
 
 
 def group_terms(terms: Sequence[str], coverage: dict[str, int], encoder: Encoder | None,

@@ -30,16 +30,25 @@ async def test_multi_valued_attributes_count_each_value():
 
 # --- mined aspects -------------------------------------------------------------------------
 
+import itertools  # noqa: E402
+
 from agents.steps.clarify import split_score  # noqa: E402
 from environments.models import Role, Turn  # noqa: E402
 from environments.search.aspects import AspectVocabulary, MinedAspect  # noqa: E402
 
 
-def _vocabulary(items, values_by_aspect):
-    """A mined vocabulary over `items`: aspect -> item id -> values (absent: not mentioned)."""
+def _vocabulary(items, values_by_aspect, alternatives=None):
+    """A mined vocabulary over `items`: aspect -> item id -> values (absent: not mentioned); every two
+    values of an aspect are alternatives unless `alternatives` (aspect -> pairs) says which are."""
+    def pairs(aspect, values):
+        if alternatives is not None:
+            return alternatives.get(aspect, [])
+        return list(itertools.combinations(values, 2))
+
+    values = {a: sorted({x for xs in v.values() for x in xs}) for a, v in values_by_aspect.items()}
     return AspectVocabulary(
         fingerprint="x",
-        aspects=[MinedAspect(name=a, terms=[a], n_items=len(v), values=sorted({x for vs in v.values() for x in vs}))
+        aspects=[MinedAspect(name=a, terms=[a], n_items=len(v), values=values[a], alternatives=pairs(a, values[a]))
                  for a, v in values_by_aspect.items()],
         mentions={a: {i: 3 for i in v} for a, v in values_by_aspect.items()},
         item_values={a: {i: list(vs) for i, vs in v.items()} for a, v in values_by_aspect.items()},
@@ -142,3 +151,17 @@ def test_the_sparse_score_equals_split_score_to_the_bit():
         known = [rnd.choice([0.0, 0.3, 1.0, rnd.random()]) for _ in range(n)]
         spoken = [(v, w * k) for v, w, k in zip(values, weights, known) if v and v != (MISSING,)]
         assert _sparse_split_score(spoken, sum(weights)) == split_score(values, weights, known)
+
+
+async def test_offers_only_values_that_are_alternatives():
+    """"usb" and "monster" are the commonest values but not a choice (the miner paired neither with the
+    other): the question offers the pair that is, else asks openly, never "usb or monster"."""
+    items = _bare(6)
+    cable = {"p0": ["usb"], "p1": ["monster"], "p2": ["usb"], "p3": ["monster"], "p4": ["braided"], "p5": ["coiled"]}
+    step = ClarifyStep()
+    mined = _vocabulary(items, {"cable": cable}, {"cable": [("braided", "coiled"), ("usb", "coiled")]})
+    questions = [(await step.run(ClarifyInput([], items, [], "products", t, (), mined))).question for t in range(6)]
+    assert all("monster" not in q for q in questions) and all("usb" in q and "coiled" in q for q in questions)
+    none = _vocabulary(items, {"cable": cable}, {"cable": []})
+    out = await ClarifyStep().run(ClarifyInput([], items, [], "products", 1, (), none))
+    assert out.aspect == "cable" and not any(v in out.question for v in ("usb", "monster", "braided"))

@@ -66,7 +66,8 @@ def test_mined_aspects_values_and_mentions():
         assert vocabulary.values_of("scent", item.id)[0] == SCENTS[i % 3]
     # "not strong" sits next to a negation: never a value
     assert "strong" not in scent.values and "strong" not in vocabulary.values_of("scent", "s00")
-    assert vocabulary.values_of("bottle", "s00") is None and vocabulary.values_of("bottle", "s01") == ("sturdy",)
+    # "sturdy" is the bottles' only value: no choice to offer, so it tells no bottle apart
+    assert vocabulary.values_of("bottle", "s00") is None and vocabulary.values_of("bottle", "s01") == ()
     assert vocabulary.mentions["scent"]["s03"] == 2 and vocabulary.review_counts["s03"] == 4
     assert vocabulary.presence("scent", "s03", 10) > 0.99 and vocabulary.presence("bottle", "s00", 10) == 0.0
     assert 0 < vocabulary.presence("bottle", "s01", 1) < 0.5
@@ -112,3 +113,62 @@ def test_cached_per_catalog_view(tmp_path, monkeypatch):
 def test_mining_is_deterministic():
     catalog = _catalog()
     assert mine_aspects(catalog, persist=False).model_dump_json() == mine_aspects(catalog, persist=False).model_dump_json()
+
+
+def _headphones() -> Catalog:
+    """Twelve headphones: reviews call the sound bright (even items) or warm (odd), "bright and clear"
+    in one breath, and every cable review names a usb and a monster cable together: frequent, not a choice."""
+    items, reviews = [], []
+    for i in range(12):
+        tone = "bright" if i % 2 == 0 else "warm"
+        items.append(Item(id=f"h{i:02d}", title=f"Headphones {i}"))
+        texts = [f"The sound is {tone}. I use them daily.",
+                 f"Really {tone} sound for the money." + (" The sound is bright and clear." if i % 2 == 0 else ""),
+                 "The usb cable is long, and the monster cable works too. The usb cable charges fast.",
+                 "I replaced the monster cable with the usb cable. The pads are soft."]
+        reviews += [Review(id=f"r{i}-{j}", item_id=f"h{i:02d}", user_id=f"u{j}", rating=5.0, text=t)
+                    for j, t in enumerate(texts)]
+    return Catalog(CatalogManifest(name="headphones", item_noun="products"), items, reviews)
+
+
+def test_only_alternatives_are_offered_together():
+    vocabulary = mine_aspects(_headphones(), persist=False)
+    sound, cable = vocabulary.aspect("sound"), vocabulary.aspect("cable")
+    assert sound is not None and cable is not None
+    assert ("bright", "warm") in sound.alternatives or ("warm", "bright") in sound.alternatives
+    assert not {("bright", "clear"), ("clear", "bright")} & set(sound.alternatives)  # said together: not a choice
+    assert not {("usb", "monster"), ("monster", "usb")} & set(cable.alternatives)  # both on the same cables
+    assert vocabulary.values_of("cable", "h00") == ()  # no value that is one side of a choice
+    assert set(sound.values) >= {"bright", "warm"}
+
+
+async def test_clarify_never_asks_usb_or_monster():
+    from agents.steps.clarify import ClarifyInput, ClarifyStep
+
+    catalog = _headphones()
+    vocabulary = mine_aspects(catalog, persist=False)
+    step = ClarifyStep()
+    asked: list[str] = []
+    questions = []
+    for turn in range(1, 4):
+        out = await step.run(ClarifyInput([], catalog.items, asked, catalog.item_noun, turn, (), vocabulary))
+        questions.append(out.question)
+        asked += [out.aspect] if out.aspect else []
+    assert not any("usb" in q and "monster" in q for q in questions)
+    assert any("bright" in q and "warm" in q for q in questions)
+
+
+def test_value_words_drop_nouns_names_and_fragments():
+    stats = aspects_module.WordStats.count(tokens(s) for s in [
+        "The guitar is great", "My guitar sounds good", "I tuned the guitar", "the guitar body", "The body is large",
+        "A large body",        "the Shure mic works", "the Shure mic is fine"])
+    stats.titled.update(["shure", "shure"])
+    settings = MinerSettings()
+    index = term_index({"body": "body", "mic": "mic"})
+    assert [m.values for m in find_mentions(tokens("the guitar body"), index)] == [("guitar",)]
+    assert stats.value_words(find_mentions(tokens("the guitar body"), index)[0], settings) == []  # a noun
+    assert stats.value_words(find_mentions(tokens("the shure mic"), index)[0], settings) == []  # a name
+    assert stats.value_words(find_mentions(tokens("the body is large"), index)[0], settings) == ["large"]
+    home = find_mentions(tokens("the home recording body"), index)[0]
+    assert stats.value_words(home, settings) == []  # one word next to the term, and "recording" is a verb form
+    assert stats.value_words(find_mentions(tokens("the body is different"), index)[0], settings) == []  # vague
