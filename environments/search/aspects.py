@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 # A capitalised word after a lower-case one: a name ("my new Shure mic"), not a sentence start.
 _TITLED = re.compile(r"(?<=[a-z0-9,;] )[A-Z][a-z]+")
 VOCABULARY_VERSION = 2  # 2: aspects list their alternatives
-MINER_VERSION = 4  # bump when mining changes what it finds: part of the cache key
+MINER_VERSION = 5  # bump when mining changes what it finds: part of the cache key
 # Descriptors that never say which item: true of any ("new", "different") or of the review
 # rather than the item ("exact", "correct"). Not options to choose between.
 VAGUE = frozenset("""
@@ -70,7 +70,7 @@ class MinerSettings:
     max_values: int = 8         # most common descriptors kept per aspect
     values_per_item: int = 2
     min_value_items: int = 3    # a value must describe this many items (fewer: a fragment of one review's wording)
-    max_value_overlap: float = 0.5  # alternatives: at most this share of the rarer one's items has both
+    max_value_lift_together: float = 1.0  # alternatives: on one item's reviews at most as often as chance
     max_value_together: float = 0.1  # ...and at most this share of its mentions names both at once
     min_name_share: float = 0.4  # a word capitalised mid-sentence this often is a name (brand), not a value
     min_quality_share: float = 0.035  # after a copula this often: a quality ("cheap"), else a kind ("condenser")
@@ -262,16 +262,20 @@ def alternatives(group: _Group, common: Sequence[str], stats: WordStats, setting
     "acoustic"/"electric"; not "condenser or cheap") and not be one word twice ("cheap", "cheaper").
     """
     items = {v: {p for p, counter in group.values.items() if counter[v]} for v in common}
+    described = max(1, len(group.values))  # items with any value: chance co-occurrence is |A||B| / this
     counts = {v: sum(counter[v] for counter in group.values.values()) for v in common}
     pairs = []
     for i, first in enumerate(common):
         for second in common[i + 1:]:
             if _same_word(first, second) or stats.quality(first, settings) != stats.quality(second, settings):
                 continue  # "condenser or cheap": a kind and a quality are not one choice
-            smaller = min(len(items[first]), len(items[second]))
             both = len(items[first] & items[second])
             together = group.together[(first, second) if first < second else (second, first)]
-            if (both <= settings.max_value_overlap * smaller
+            # An item's reviews may name both by chance ("wide" and "narrow" feet when every shoe has
+            # a hundred reviews); more often than chance they say the same of it ("fair", "reasonable"
+            # price) or name two things it has ("usb", "monster" cable).
+            chance = len(items[first]) * len(items[second]) / described
+            if (both <= settings.max_value_lift_together * chance
                     and together <= settings.max_value_together * min(counts[first], counts[second])):
                 pairs.append((first, second))
     return pairs

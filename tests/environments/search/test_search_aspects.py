@@ -117,15 +117,17 @@ def test_mining_is_deterministic():
 
 def _headphones() -> Catalog:
     """Twelve headphones: reviews call the sound bright (even items) or warm (odd), "bright and clear"
-    in one breath, and every cable review names a usb and a monster cable together: frequent, not a choice."""
+    in one breath; a third of the cables' reviews name a usb and a monster cable together (frequent, but
+    two things one cable has), the others' call it braided or coiled."""
     items, reviews = [], []
     for i in range(12):
         tone = "bright" if i % 2 == 0 else "warm"
         items.append(Item(id=f"h{i:02d}", title=f"Headphones {i}"))
         texts = [f"The sound is {tone}. I use them daily.",
                  f"Really {tone} sound for the money." + (" The sound is bright and clear." if i % 2 == 0 else ""),
-                 "The usb cable is long, and the monster cable works too. The usb cable charges fast.",
-                 "I replaced the monster cable with the usb cable. The pads are soft."]
+                 "The usb cable is long, and the monster cable works too. The usb cable charges fast."
+                 if i % 3 == 0 else f"The {'braided' if i % 3 == 1 else 'coiled'} cable is long.",
+                 "I replaced the monster cable with the usb cable. The pads are soft." if i % 3 == 0 else "Fine."]
         reviews += [Review(id=f"r{i}-{j}", item_id=f"h{i:02d}", user_id=f"u{j}", rating=5.0, text=t)
                     for j, t in enumerate(texts)]
     return Catalog(CatalogManifest(name="headphones", item_noun="products"), items, reviews)
