@@ -40,7 +40,8 @@ def test_seeker_claims_agree_with_its_targets_truth(logged) -> None:
     setup, episodes = logged
     assert not [e.error for e in episodes if e.error]
     agreement = seeker_agreement(episodes, load_item_truth(setup.catalog.path))
-    assert agreement.claims >= EPISODES * TURNS and agreement.likes and agreement.dislikes
+    # one claim in most turns (a reaction, a question or a named favourite may state none)
+    assert agreement.claims >= EPISODES * TURNS * 0.7 and agreement.likes and agreement.dislikes
     assert agreement.true_share >= 0.9
 
 
