@@ -69,6 +69,7 @@ KIND_FORMS = (
     "I need {k}.", "Looking for {k}.", "Shopping for {k}.", "I'm after {k}.", "After {k}, please.",
     "Trying to find {k}.", "I want to get {k}.", "I'd like {k}.",
 )
+LIKE_TARGET = 0.6  # how often it says so when its target is on screen (it never says which by name)
 MAX_TITLE_WORDS = 5  # a longer title (a product's listing name) is referred to by its position
 
 
@@ -169,6 +170,7 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
     result = await context.answer.run(AnswerInput(
         question=last.text, facts=state["facts"], stated=frozenset(stated), dialogue=obs.dialogue,
         item_noun=obs.item_noun, target_title=profile.title, open_question=open_question, seed=obs.episode_seed,
+        liked=[t for t in profile.liked if talk.speakable(t)], shown=[card.title for card in obs.shown],
     ))
     result = with_kind(result, state["facts"], stated, open_question, obs.episode_seed)
     keys = result.fact_keys or ([result.fact_key] if result.fact_key else [])
@@ -212,10 +214,10 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
     unsaid = [f for f in facts if f.key not in stated and f.phrase]
     liked = [t for t in profile.liked if f"liked:{t}" not in stated and talk.speakable(t)]
     exhausted = not any(f.key not in stated for f in facts)
-    draw = rnd.random()
     target = next(((i, card) for i, card in fresh if card.id == profile.target_id), None)
-    if target is not None and (draw < 0.6 or exhausted):
+    if target is not None and (rnd.random() < LIKE_TARGET or exhausted):
         return _reply(talk.like_shown(talk.refer(target[0], "", *keys, may_name=False), *keys), "like", [target[1]])
+    draw = rnd.random()
     if others and (draw < rates.react or exhausted and (draw < 0.6 or not liked and draw < 0.8)):
         return react(others[0], facts, unsaid, profile, rnd, keys)
     if others and (draw < rates.react + rates.ask or exhausted and (draw < 0.75 or not liked)):

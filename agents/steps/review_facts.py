@@ -213,7 +213,8 @@ def _fact(aspect: str, mention: Mention, context: Sequence[str], quoted: Sequenc
     # What it is matched on: the aspect, how it is described, and the other content words
     # of its sentence (a bag of words, never the sentence), so a question about "sound"
     # finds "the mids are clean" said in a sentence about how vocals sound.
-    match_text = f"{aspect}: {' '.join((modifiers, term, *predicates)).strip()} ({said})"
+    described = " ".join((modifiers, term, *predicates)).strip()
+    match_text = f"{aspect}: {'nothing with ' + described if forms is DISLIKE_FORMS else described} ({said})"
     phrase = "" if forms is DISLIKE_FORMS else f"{desc} {named}".strip() if len(desc.split()) <= 2 else named
     return Fact(f"review:{aspect}={'+'.join(mention.values) or term}", match_text, utterance, aspect, phrase=phrase)
 

@@ -109,6 +109,8 @@ class AnswerInput:
     target_title: str
     open_question: bool = False
     seed: int = 0
+    liked: Sequence[str] = ()  # titles of items it liked before (the LLM may name one)
+    shown: Sequence[str] = ()  # titles on screen now, in order (the LLM may react to or ask about one)
 
 
 class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
@@ -211,4 +213,6 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
             "dialogue": render_dialogue(inputs.dialogue),
             "question": inputs.question,
             "target_title": inputs.target_title,
+            "liked": "\n".join(f"- {title}" for title in inputs.liked) or "(none you remember)",
+            "shown": "\n".join(f"{n}. {title}" for n, title in enumerate(inputs.shown, 1)) or "(nothing yet)",
         }

@@ -129,3 +129,66 @@ async def test_with_everything_said_it_repeats_what_is_asked_then_leaves_rather_
     before = [(Role.seeker, reply.text), (Role.recommender, "Anything else?"), (Role.seeker, "Hmm.")]
     reply, _ = await seeker.respond(_asked_after(before, "Do you need wheelchair parking?"), state)
     assert reply.quit and reply.text in GIVING_UP
+
+
+# --- talking like people: reactions, questions, liked items, the product kind -----------------
+
+from dataclasses import replace  # noqa: E402
+
+from agents.seekers.target_biased import TalkRates, talk_move  # noqa: E402
+from environments.base import ItemCard  # noqa: E402
+
+SHOWN = (ItemCard("i9", "Golden Wok", "", {"cuisine": "chinese"}), ItemCard("i1", "Casa Verde", "", {}),
+         ItemCard("i7", "B000068NZG", "", {}))
+
+
+def _shown_obs(profile=PROFILE, seed=0, shown=SHOWN):
+    dialogue = (Turn(index=0, role=Role.recommender, text="Anything else?", items_shown=[c.id for c in shown]),)
+    return SeekerObservation(1, dialogue, shown, profile, "restaurants", seed)
+
+
+def _moves(profile=PROFILE, rates=TalkRates(), shown=SHOWN, stated=()):
+    facts = profile_facts(profile, "", 3)
+    return [talk_move(_shown_obs(profile, seed, shown), facts, list(stated), [], rates) for seed in range(200)]
+
+
+def test_reacts_asks_and_names_at_about_the_configured_rates():
+    profile = replace(PROFILE, liked=("The Honest Fox",))
+    moves = [m for m in _moves(profile, TalkRates(react=0.3, ask=0.2, name=0.15)) if m is not None]
+    kinds = [m.metadata["move"] for m in moves]
+    assert {"like", "pass", "ask", "name"} <= set(kinds)
+    assert 0.4 < len(moves) / 200 < 0.9  # the rest of the turns answer the question
+    assert all(m.metadata["about"] or m.metadata["move"] == "name" for m in moves)
+
+
+def test_never_names_its_target_and_gives_no_feedback_on_it():
+    for move in filter(None, _moves()):
+        assert "Casa Verde" not in move.text
+        if move.metadata["move"] == "like":
+            assert move.metadata["about"] == ["i1"] and not move.feedback and "second one" in move.text
+
+
+def test_passing_on_an_item_gives_a_reason_and_dislike_feedback():
+    passes = [m for m in _moves() if m is not None and m.metadata["move"] == "pass"]
+    assert passes
+    for move in passes:
+        assert move.feedback == {"i9": "dislike"}
+        assert move.metadata["facts"] and move.metadata["claims"]  # what it wants instead
+    # Golden Wok is chinese, the target mexican: the reason contradicts what is shown
+    assert any("mexican" in m.text.lower() for m in passes)
+
+
+def test_product_codes_are_never_said_and_liked_codes_never_named():
+    profile = replace(PROFILE, liked=("B00ABCDE12",))
+    codes = (ItemCard("i7", "B000068NZG", "", {}),)
+    for move in filter(None, _moves(profile, TalkRates(react=0.4, ask=0.4, name=0.2), shown=codes)):
+        assert "B000068NZG" not in move.text and "B00ABCDE12" not in move.text
+
+
+def test_on_a_real_catalog_the_first_answer_names_the_kind_of_product():
+    profile = replace(PROFILE, kind="tuner", shared_words={"tacos": 40, "amazing": 40, "staff": 40, "friendly": 40})
+    facts = profile_facts(profile, "", 3)
+    kind = next(f for f in facts if f.key == "kind")
+    assert kind.utterance.endswith(("a tuner.", "a tuner, please.")) and kind.phrase == "a tuner"
+    review = [f for f in facts if f.key.startswith("review:")]
+    assert all("salsa" not in f.utterance.lower() for f in review)  # not a shared word: never said

@@ -1,0 +1,35 @@
+"""How an offline seeker reacts, asks and names items: varied, short, never a product code."""
+
+from __future__ import annotations
+
+from agents.steps import seeker_talk as talk
+from simulators.validity.language import skeleton
+
+
+def test_titles_are_said_as_people_write_them():
+    assert talk.spoken_title("Superbad  (2007)") == "Superbad"
+    assert talk.speakable("Police Academy") and not talk.speakable("B000068NZG")
+
+
+def test_an_item_is_referred_to_by_position_or_title_never_a_forbidden_title():
+    refs = {talk.refer(1, "Golden Wok", seed) for seed in range(40)}
+    assert refs == {"the second one", "Golden Wok"}
+    assert {talk.refer(0, "Casa Verde", seed, may_name=False) for seed in range(40)} == {"the first one"}
+    assert {talk.refer(2, "B000068NZG", seed) for seed in range(40)} == {"the third one"}
+
+
+def test_moves_are_short_and_their_wordings_many():
+    makers = (lambda k: talk.like_shown("the second one", k), lambda k: talk.pass_shown("the first one", k),
+              lambda k: talk.ask_shown("Golden Wok", k), lambda k: talk.name_liked("The Honest Fox (2001)", k),
+              lambda k: talk.unknown_shown("the third one", k))
+    for make in makers:
+        said = [make(k) for k in range(300)]
+        assert all(len(s.split()) <= 12 for s in said)
+        assert len({skeleton(s) for s in said}) >= 6  # no one sentence frame dominates
+    assert all(s.endswith("?") for s in (talk.ask_shown("it", k) for k in range(50)))
+    assert all("(2001)" not in talk.name_liked("The Honest Fox (2001)", k) for k in range(50))
+
+
+def test_a_reason_is_worded_in():
+    assert "somewhere quiet" in talk.pass_shown("the first one", 3, want="somewhere quiet").lower()
+    assert "somewhere quiet" in talk.ask_shown("the first one", 3, want="somewhere quiet").lower()

@@ -1,0 +1,38 @@
+"""Which words a catalog's items share, and what kind of product an item is."""
+
+from __future__ import annotations
+
+from environments.catalog import Catalog
+from environments.catalog.vocabulary import CatalogVocabulary
+from environments.models import CatalogManifest, Item, Review
+
+
+def _catalog() -> Catalog:
+    items, reviews = [], []
+    kinds = ["tuner"] * 12 + ["strap"] * 18 + [k for k in ("cable", "amp", "stand", "pick", "pedal") for _ in range(10)]
+    for n, kind in enumerate(kinds):
+        items.append(Item(id=f"i{n}", title=f"Thing {n}"))
+        texts = [f"The {kind} is great and easy to use. The {kind} works.", f"I like the {kind}. Good price."]
+        if n == 0:
+            texts.append("The lifeproof case is a gem. The tuner is bright.")
+        reviews += [Review(id=f"r{n}-{k}", item_id=f"i{n}", user_id=f"u{k}", rating=5.0, text=t)
+                    for k, t in enumerate(texts)]
+    items.append(Item(id="meta", title="Clip-on", attributes={"categories": ["Accessories", "Tuners"]}))
+    return Catalog(CatalogManifest(name="gear"), items, reviews)
+
+
+def test_shared_words_are_those_many_items_use():
+    vocabulary = CatalogVocabulary.of(_catalog())
+    shared = vocabulary.shared_words()
+    assert {"tuner", "strap", "price", "easy"} <= set(shared) and shared["price"] == 80
+    assert "lifeproof" not in shared and "gem" not in shared  # one item's own words
+
+
+def test_kind_is_the_everyday_noun_the_reviews_name_or_the_metadata_category():
+    catalog = _catalog()
+    vocabulary = CatalogVocabulary.of(catalog)
+    texts = {item.id: [r.text for r in catalog.reviews_by_item.get(item.id, [])] for item in catalog.items}
+    assert vocabulary.kind(catalog.item("i3"), texts["i3"]) == "tuner"
+    assert vocabulary.kind(catalog.item("i20"), texts["i20"]) == "strap"
+    assert vocabulary.kind(catalog.item("meta"), []) == "tuners"
+    assert vocabulary.kind(catalog.item("i0"), ["Nice."]) is None  # nothing named twice: no guess
