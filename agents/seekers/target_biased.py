@@ -28,7 +28,7 @@ import random
 import re
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -70,6 +70,11 @@ KIND_FORMS = (
     "Trying to find {k}.", "I want to get {k}.", "I'd like {k}.",
 )
 LIKE_TARGET = 0.6  # how often it says so when its target is on screen (it never says which by name)
+# A grounded person's own taste words ("comedies", "scary"), said their way.
+TASTE_FORMS = (
+    "I'm into {w}.", "I like {w}.", "I love {w} stuff.", "Big on {w} lately.", "Something {w} would be nice.",
+    "I usually go for {w}.", "Anything {w}?", "{W}, mostly.", "I'm in the mood for {w}.", "Really like {w}.",
+)
 MAX_TITLE_WORDS = 5  # a longer title (a product's listing name) is referred to by its position
 
 
@@ -106,6 +111,8 @@ def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentenc
     own = " ".join(split_sentences(profile.own_review)[:own_review_sentences])
     facts.extend(facts_from_reviews([own, summary, *profile.positive_reviews], shared=profile.shared_words,
                                     critical=profile.critical_reviews if profile.shared_words is not None else ()))
+    facts += [Fact(f"taste:{word}", f"likes {word}", frame(pick(TASTE_FORMS, profile.target_id, word), w=word),
+                   f"taste:{word}", ("taste", word, 1), salience=1.0, phrase=word) for word in profile.tastes]
     if profile.kind:
         kind = with_article(profile.kind)
         facts.insert(0, Fact("kind", f"kind of product: {profile.kind}", pick(KIND_FORMS, profile.target_id).format(
@@ -162,9 +169,11 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
     profile: TargetBiasedProfile = obs.profile
     open_question = bool(last.metadata.get("opening")) or last.text.strip() == OPEN_QUESTION
     stated, reacted = list(state["stated"]), list(state.get("reacted", []))
-    if context.answer.llm is None and obs.shown and not last.metadata.get("opening"):
+    offline = context.answer.llm is None
+    if offline and obs.shown and not last.metadata.get("opening"):
         move = talk_move(obs, state["facts"], stated, reacted, context.rates)
         if move is not None:
+            move = replace(move, text=talk.styled(move.text, obs.episode_seed, len(obs.dialogue)))
             return {"action": move, "stated": stated + move.metadata["facts"],
                     "reacted": reacted + move.metadata["about"]}
     result = await context.answer.run(AnswerInput(
@@ -175,13 +184,20 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
     result = with_kind(result, state["facts"], stated, open_question, obs.episode_seed)
     keys = result.fact_keys or ([result.fact_key] if result.fact_key else [])
     text = never_name(result.answer, profile.title)
-    stalled = text in NOTHING_LEFT and any(t.role == Role.seeker and t.text in NOTHING_LEFT for t in obs.dialogue)
+    stalled = text in NOTHING_LEFT and any(t.role == Role.seeker and said_nothing(t.text) for t in obs.dialogue)
     if stalled:  # nothing left to say, twice: a person leaves rather than repeat it a third time
         text = pick(GIVING_UP, last.text)
+    if offline:
+        text = talk.styled(text, obs.episode_seed, len(obs.dialogue))
     reply = SeekerReply(text=text, quit=stalled,
                         metadata={"has_preference": result.has_preference, "fact": keys[0] if keys else None,
                                   "facts": keys, "claims": result.claims})
     return {"action": reply, "stated": stated + keys, "reacted": reacted}
+
+
+def said_nothing(text: str) -> bool:
+    """Whether a logged turn was a NOTHING_LEFT line (in whatever case and punctuation it was typed)."""
+    return text.rstrip(".").lower() in {line.rstrip(".").lower() for line in NOTHING_LEFT}
 
 
 def with_kind(result: SeekerAnswer, facts: Sequence[Fact], stated: Sequence[str], open_question: bool,

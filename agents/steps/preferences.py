@@ -424,9 +424,9 @@ class PepperReplyStep(LanguageStep[ReplyInput, PepperReply]):
         elif answered or turn % 2:
             said = inputs.answer
         else:  # nothing new to say or react to: ask for something else
-            return PepperReply(reply=talk.ask_more(inputs.seed, turn))
+            return PepperReply(reply=talk.styled(talk.ask_more(inputs.seed, turn), inputs.seed, turn))
         more = talk.ask_more(inputs.seed, turn) if zlib.crc32(f"{inputs.seed}-{turn}-more".encode()) % 5 == 0 else ""
-        return PepperReply(reply=talk.join([said, more]))
+        return PepperReply(reply=talk.styled(talk.join([said, more]), inputs.seed, turn))
 
     def prompt_variables(self, inputs: ReplyInput) -> dict[str, object]:
         reactions = "\n".join(f"- {r.reason}" for r in inputs.reflection.reactions) or "(nothing shown yet)"

@@ -15,13 +15,15 @@ names its own target (`refer` is told when it may not).
 
 from __future__ import annotations
 
+import random
 import re
+import zlib
 from collections.abc import Sequence
 
 from agents.steps.text import pick
+from environments.search.titles import spoken_title
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
-_YEAR = re.compile(r"\s*\(\s*\d{4}\s*\)\s*$")
 
 # A shown item that looks right ({ref}: "the second one" or a title).
 LIKE_SHOWN = (
@@ -81,6 +83,30 @@ ASK_MORE = (
 )
 
 
+# How one person writes in a chat. In ReDial's test dialogues about half the seeker turns
+# end without a full stop and one in six starts in lower case; people differ (some always
+# punctuate, some never), so each episode's seeker draws one habit and keeps it.
+STYLES = ((0.1, 0.0), (0.5, 0.15), (0.9, 0.4))  # (drops a final full stop, starts in lower case)
+LOWER_STARTS = frozenset("""
+    i i'm i'd i've i'll not the is what how maybe nope hmm hm oh ooh meh nah eh probably never haven't don't can't
+    something anything like have okay ok wait hard already saw loved seen big any other got show could try keep
+    would does and so who why did can tell that this no please nothing mostly for ideally preferably anything
+""".split())
+
+
+def styled(text: str, seed: int, turn: int) -> str:
+    """`text` as this episode's seeker types it: its habit of final full stops and capitals
+    (only a sentence that starts with an everyday word is lower-cased, never a title)."""
+    drop, lower = STYLES[zlib.crc32(f"{seed}-style".encode()) % len(STYLES)]
+    draw = random.Random(f"{seed}-{turn}-style")
+    if text.endswith(".") and not text.endswith("..") and draw.random() < drop:
+        text = text[:-1]
+    first = text.split(" ", 1)[0].rstrip(",.!?").lower()
+    if draw.random() < lower and first in LOWER_STARTS and first != "i":
+        text = text[:1].lower() + text[1:]
+    return text
+
+
 def capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
@@ -88,11 +114,6 @@ def capitalised(text: str) -> str:
 def fill(form: str, **values: str) -> str:
     """`form` filled; `{Ref}`, `{Want}`, `{Title}` are the same values capitalised."""
     return form.format(**values, **{key.capitalize(): capitalised(value) for key, value in values.items()})
-
-
-def spoken_title(title: str) -> str:
-    """A title as people write it: no trailing year, single spaces ("Superbad  (2007)" -> "Superbad")."""
-    return " ".join(_YEAR.sub("", title).split())
 
 
 def speakable(title: str) -> bool:

@@ -40,6 +40,14 @@ _PARENS = re.compile(r"\([^)]*\)")
 _MAIN_SPLIT = re.compile(r"\s*(?::|\s[-–—]\s)\s*")
 
 
+_TRAILING_YEAR = re.compile(r"\s*\(\s*\d{4}\s*\)\s*$")
+
+
+def spoken_title(title: str) -> str:
+    """A title as people write it: no trailing year, single spaces ("Superbad  (2007)" -> "Superbad")."""
+    return " ".join(_TRAILING_YEAR.sub("", title).split())
+
+
 def norm_token(token: str) -> str:
     """One token as the index sees it (lower-case, accent-free, apostrophes joined, numerals)."""
     if token == "&":

@@ -22,6 +22,7 @@ conversation ids), which `crsim validate` compares on the same conversations.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,8 @@ from environments.episodes import pick_entry
 from environments.errors import CrsimError
 from environments.models import Episode, Role
 from environments.multi_target.profile import PepperProfile, SeenReview
+from environments.search.aspect_text import is_content, tokens
+from environments.search.titles import spoken_title
 from environments.single_target.profile import PersonContext, TargetBiasedProfile
 from environments.target_facts import target_knowledge
 from environments.target_ranking import TargetRankingEnvironment, TargetRankingSetup
@@ -40,6 +43,16 @@ USER_KEYS = ("seeker_worker_id", "user_id", "seeker_id")  # where importers keep
 
 
 SEEKER_KNOWS = ("target", "history")
+# What a person said they like, in words many of the corpus's people use before any
+# recommendation ("comedies", "scary", "marvel"): between these shares of conversations.
+# Rarer words are that person's own; more common ones are chat ("movie", "watch", "hi").
+MIN_TASTE_CONVERSATIONS, MAX_TASTE_SHARE, MAX_TASTES = 5, 0.15, 4
+CHAT_WORDS = frozenset("""
+    recommend recommendation recommendations suggest suggestion suggestions watch film films show shows thanks thank
+    hello today tonight weekend kind sort type sounds heard sure maybe really pretty good great nice cool awesome
+    favorite favourite fan enjoy love like want need fun think know check year years time times ones help
+    seen saw fine yes yeah option options hey lot lots types click
+""".split())
 LIKED, DISLIKED = 5.0, 1.0  # a questionnaire's liked / disliked as a rating
 
 
@@ -115,6 +128,7 @@ class GroundedSetup(TargetRankingSetup):
         self.top_k = top_k
         self.opening_question = ""  # the person's own first utterance opens each episode
         self.items_by_id = {item.id: item for item in catalog.items}
+        self.taste_words = shared_taste_words(self.conversations)
 
     def new_episode(self) -> GroundedEnvironment:
         return GroundedEnvironment(self)
@@ -130,9 +144,28 @@ class GroundedSetup(TargetRankingSetup):
         if self.seeker_knows == "history":
             return history_profile(conversation, self.items_by_id)
         item = self.catalog.item(conversation.target)
-        liked = tuple(self.items_by_id[i].title for i in conversation.person.named if i != conversation.target)
+        target_title = spoken_title(item.title).lower()
+        liked = tuple(self.items_by_id[i].title for i in conversation.person.named
+                      if i != conversation.target and spoken_title(self.items_by_id[i].title).lower() != target_title)
+        titled = {w for i in (*conversation.person.named, conversation.target) for w in tokens(self.items_by_id[i].title)}
+        tastes = tuple(dict.fromkeys(w for w in person_words(conversation.person.utterances)
+                                     if w in self.taste_words and w not in titled))
         return TargetBiasedProfile(item.id, item.title, dict(item.attributes), item.description, (), "",
-                                   target_knowledge(self.catalog, item), person=conversation.person, liked=liked)
+                                   target_knowledge(self.catalog, item), person=conversation.person, liked=liked,
+                                   tastes=tastes[:MAX_TASTES])
+
+
+def person_words(utterances: tuple[str, ...]) -> list[str]:
+    """Content words of what a person said, in order (no chat words, no verb forms)."""
+    return [w for text in utterances for w in tokens(text) if is_content(w) and w.isalpha() and w not in CHAT_WORDS
+            and not w.endswith(("ing", "ed"))]
+
+
+def shared_taste_words(conversations: list[GroundedConversation]) -> frozenset[str]:
+    """Words enough of these people say before any recommendation, but not most of them."""
+    counts = Counter(w for c in conversations for w in set(person_words(c.person.utterances)))
+    low, high = MIN_TASTE_CONVERSATIONS, MAX_TASTE_SHARE * len(conversations)
+    return frozenset(w for w, n in counts.items() if low <= n <= high)
 
 
 def history_profile(conversation: GroundedConversation, items_by_id: dict[str, Any]) -> PepperProfile:

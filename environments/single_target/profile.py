@@ -32,6 +32,7 @@ class TargetBiasedProfile:
     knowledge: TargetKnowledge = TargetKnowledge(())  # what it knows of its attributes, and its words for them
     person: PersonContext | None = None  # a grounded episode's real person, before any recommendation
     liked: tuple[str, ...] = ()  # titles of other items this seeker liked (its reviews, a person's named items)
+    tastes: tuple[str, ...] = ()  # words a grounded person used for what they like ("comedies", "scary")
     # On a real catalog (no world truth): what kind of product the target is, the words many
     # items' reviews share (the seeker says nothing else), and its critical reviews (dislikes).
     kind: str | None = None
@@ -45,6 +46,8 @@ class TargetBiasedProfile:
             view["liked"] = list(self.liked)
         if self.kind:
             view["kind"] = self.kind
+        if self.tastes:
+            view["tastes"] = list(self.tastes)
         if self.person is not None:
             view |= {"conversation_id": self.person.conversation_id, "person_named": list(self.person.named)}
         return view

@@ -33,3 +33,13 @@ def test_moves_are_short_and_their_wordings_many():
 def test_a_reason_is_worded_in():
     assert "somewhere quiet" in talk.pass_shown("the first one", 3, want="somewhere quiet").lower()
     assert "somewhere quiet" in talk.ask_shown("the first one", 3, want="somewhere quiet").lower()
+
+
+def test_each_seeker_keeps_its_own_typing_habit():
+    line = "I haven't tried the first one yet."
+    tidy = [s for s in range(200) if talk.STYLES[__import__("zlib").crc32(f"{s}-style".encode()) % 3][0] == 0.1]
+    casual = [s for s in range(200) if talk.STYLES[__import__("zlib").crc32(f"{s}-style".encode()) % 3][0] == 0.9]
+    dropped = lambda seeds: sum(not talk.styled(line, s, t).endswith(".") for s in seeds for t in range(10))  # noqa: E731
+    assert dropped(casual) > 5 * dropped(tidy)
+    assert talk.styled("Golden Wok looks good.", 3, 1)[0] == "G"  # a title is never lower-cased
+    assert talk.styled(line, 7, 2) == talk.styled(line, 7, 2)
