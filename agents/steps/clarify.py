@@ -203,7 +203,10 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
             if score > best_score:
                 best, best_score, best_values = name, score, [values for values, _ in spoken]
         if best is None:
-            return ClarifyingQuestion(question=OPEN_QUESTION, aspect=None)
+            topic = self._open_topic(inputs, asked | set(attributes), attributes, said)
+            if topic is None:
+                return ClarifyingQuestion(question=OPEN_QUESTION, aspect=None)
+            return ClarifyingQuestion(question=pick(MINED_FORMS, topic, inputs.turn).format(aspect=topic), aspect=topic)
         if best in attributes:
             form = pick(QUESTION_FORMS, best, inputs.turn)
             return ClarifyingQuestion(question=form.format(aspect=display_name(best)), aspect=best)
@@ -229,6 +232,23 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
                 if entries is not None:
                     entries.append((values, weight * known))
         return list(spoken.items())
+
+    @staticmethod
+    def _open_topic(inputs: ClarifyInput, excluded: set[str], attributes: Sequence[str], said: set[str],
+                    top: int = 10) -> str | None:
+        """With no aspect whose values split the candidates, an open question about the most
+        talked-about mined aspect the top candidates' reviews mention ("What matters to you
+        about the fit?") says more than "anything else?"; None when there is none left."""
+        if inputs.mined is None:
+            return None
+        shown = [item.id for item in inputs.candidates[:top]]
+        for aspect in inputs.mined.aspects:
+            if aspect.name in excluded or repeats_attribute(aspect.name, attributes) or _talked_about(aspect.terms, said):
+                continue
+            mentions = inputs.mined.mentions.get(aspect.name, {})
+            if any(item_id in mentions for item_id in shown):
+                return aspect.name
+        return None
 
     def _mentioned(self, mined: AspectVocabulary) -> dict[str, list[tuple[str, tuple[str, ...], float]]]:
         """Item id -> (aspect, values, chance they are known) for each mined aspect its reviews give

@@ -72,7 +72,10 @@ async def test_a_catalog_without_attributes_is_asked_about_mined_aspects():
     assert out.aspect == "smell" and "smell" in out.question and "?" in out.question
     assert any(v in out.question for v in ("lavender", "citrus", "vanilla"))  # offers two of the values
     again = await step.run(ClarifyInput([], items, ["smell"], "products", 2, (), mined))
-    assert again.aspect is None  # "bottle" does not split them; never "smell" twice
+    # never "smell" twice; "bottle" does not split them, so it is asked about openly, no options offered
+    assert again.aspect == "bottle" and "plastic" not in again.question and "?" in again.question
+    last = await step.run(ClarifyInput([], items, ["smell", "bottle"], "products", 3, (), mined))
+    assert last.aspect is None  # nothing left to ask about
 
 
 async def test_questions_vary_in_wording():
