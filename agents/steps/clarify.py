@@ -243,7 +243,8 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
             return None
         shown = [item.id for item in inputs.candidates[:top]]
         for aspect in inputs.mined.aspects:
-            if aspect.name in excluded or repeats_attribute(aspect.name, attributes) or _talked_about(aspect.terms, said):
+            if (aspect.name in excluded or repeats_attribute(aspect.name, attributes)
+                    or _talked_about(aspect.terms, said)):
                 continue
             mentions = inputs.mined.mentions.get(aspect.name, {})
             if any(item_id in mentions for item_id in shown):

@@ -354,7 +354,8 @@ class ReflectStep(LanguageStep[ReflectInput, Reflection]):
             reaction: Reaction = "unsure" if rating is None else "like" if rating >= 4 else (
                 "dislike" if rating <= 2 else "unsure")
             forms = {"like": SEEN_LIKED, "dislike": SEEN_DISLIKED, "unsure": SEEN_MIXED}[reaction]
-            return ItemReaction(item_id=card.id, seen=True, reaction=reaction, reason=talk.fill(pick(forms, *keys), ref=ref))
+            reason = talk.fill(pick(forms, *keys), ref=ref)
+            return ItemReaction(item_id=card.id, seen=True, reaction=reaction, reason=reason)
         features = self.lexicon.card_features(card)
         contributions = sorted(((weights[f], f) for f in features if f in weights), key=lambda wf: (-abs(wf[0]), wf[1]))
         total = sum(w for w, _ in contributions)
@@ -366,7 +367,8 @@ class ReflectStep(LanguageStep[ReflectInput, Reflection]):
             text = talk.fill(pick(UNSEEN_LIKED if reaction == "like" else UNSEEN_DISLIKED, *keys), ref=ref,
                              r=_join(reasons))
         else:
-            text = {"like": talk.like_shown, "dislike": talk.pass_shown, "unsure": talk.unknown_shown}[reaction](ref, *keys)
+            say = {"like": talk.like_shown, "dislike": talk.pass_shown, "unsure": talk.unknown_shown}[reaction]
+            text = say(ref, *keys)
         return ItemReaction(item_id=card.id, seen=False, reaction=reaction, reason=text)
 
     def prompt_variables(self, inputs: ReflectInput) -> dict[str, object]:

@@ -153,7 +153,8 @@ def local_terms(review_sentences: Sequence[Sequence[Sequence[str]]]) -> dict[str
 
 
 def _mentions_by_aspect(review_sentences: Sequence[Sequence[Sequence[str]]], terms: Mapping[str, str],
-                        shared: Mapping[str, int] | None = None, first_critical: int | None = None) -> dict[str, _Aspect]:
+                        shared: Mapping[str, int] | None = None,
+                        first_critical: int | None = None) -> dict[str, _Aspect]:
     """Plain (not doubtful) mentions per aspect, each with its sentence's words; with
     `shared`, descriptors outside it are dropped, and a critical review's mention counts
     only for the flaw it describes."""
@@ -167,7 +168,8 @@ def _mentions_by_aspect(review_sentences: Sequence[Sequence[Sequence[str]]], ter
                 order += 1
                 if shared is not None:
                     mention = replace(mention, modifiers=tuple(w for w in mention.modifiers if w in shared),
-                                      predicates=tuple(p for p in mention.predicates if all(w in shared for w in p.split())))
+                                      predicates=tuple(p for p in mention.predicates
+                                                       if all(w in shared for w in p.split())))
                 flaw = _flawed(mention) and NEGATIONS.isdisjoint(words)  # a complaint: doubtful, but plain
                 if critical and not flaw:
                     continue

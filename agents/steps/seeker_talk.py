@@ -135,9 +135,8 @@ def like_shown(ref: str, *keys: object) -> str:
 
 
 def pass_shown(ref: str, *keys: object, want: str = "") -> str:
-    if want:
-        return fill(pick(PASS_SHOWN_BECAUSE, "pass", *keys), ref=ref, want=want)
-    return fill(pick(PASS_SHOWN, "pass", *keys), ref=ref)
+    """Not this one; with `want`, what the seeker is after instead."""
+    return fill(pick(PASS_SHOWN_BECAUSE if want else PASS_SHOWN, "pass", *keys), ref=ref, want=want)
 
 
 def unknown_shown(ref: str, *keys: object) -> str:
@@ -145,9 +144,8 @@ def unknown_shown(ref: str, *keys: object) -> str:
 
 
 def ask_shown(ref: str, *keys: object, want: str = "") -> str:
-    if want:
-        return fill(pick(ASK_SHOWN_WANT, "ask", *keys), ref=ref, want=want)
-    return fill(pick(ASK_SHOWN, "ask", *keys), ref=ref)
+    """A question about this one; with `want`, whether it has what the seeker is after."""
+    return fill(pick(ASK_SHOWN_WANT if want else ASK_SHOWN, "ask", *keys), ref=ref, want=want)
 
 
 def name_liked(title: str, *keys: object) -> str:

@@ -147,7 +147,8 @@ class GroundedSetup(TargetRankingSetup):
         target_title = spoken_title(item.title).lower()
         liked = tuple(self.items_by_id[i].title for i in conversation.person.named
                       if i != conversation.target and spoken_title(self.items_by_id[i].title).lower() != target_title)
-        titled = {w for i in (*conversation.person.named, conversation.target) for w in tokens(self.items_by_id[i].title)}
+        titled = {w for i in (*conversation.person.named, conversation.target)
+                  for w in tokens(self.items_by_id[i].title)}
         tastes = tuple(dict.fromkeys(w for w in person_words(conversation.person.utterances)
                                      if w in self.taste_words and w not in titled))
         return TargetBiasedProfile(item.id, item.title, dict(item.attributes), item.description, (), "",
