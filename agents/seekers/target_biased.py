@@ -69,6 +69,7 @@ KIND_FORMS = (
     "I need {k}.", "Looking for {k}.", "Shopping for {k}.", "I'm after {k}.", "After {k}, please.",
     "Trying to find {k}.", "I want to get {k}.", "I'd like {k}.",
 )
+ACKNOWLEDGE_ANSWER = 0.5  # how often it takes in the answer to its question before going on
 LIKE_TARGET = 0.6  # how often it says so when its target is on screen (it never says which by name)
 # A grounded person's own taste words ("comedies", "scary"), said their way.
 TASTE_FORMS = (
@@ -225,6 +226,9 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
     profile: TargetBiasedProfile = obs.profile
     rnd = random.Random(f"{obs.episode_seed}-talk-{len(obs.dialogue)}")
     keys = (obs.episode_seed, len(obs.dialogue))
+    own = [t for t in obs.dialogue if t.role == Role.seeker]
+    if own and own[-1].metadata.get("move") == "ask" and rnd.random() < ACKNOWLEDGE_ANSWER:
+        return _reply(talk.acknowledge(*keys), "acknowledge", [])  # it asked; the recommender answered
     fresh = [(i, card) for i, card in enumerate(obs.shown) if card.id not in reacted]
     others = [(i, card) for i, card in fresh if card.id != profile.target_id]
     unsaid = [f for f in facts if f.key not in stated and f.phrase]

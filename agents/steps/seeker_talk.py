@@ -74,6 +74,11 @@ NAME_LIKED = (
     "I keep going back to {title}.", "My go-to was {title}.", "Like {title}, that kind of thing.",
     "I had a great time with {title}.", "Recently I liked {title}.", "Stuff like {title} works for me.",
 )
+# Taking in the recommender's answer to its question (ReDial: "it sounds interesting", "okay cool").
+ACKNOWLEDGE = (
+    "Oh, sounds interesting.", "Ok cool.", "Hm, good to know.", "Nice!", "Ah ok.", "Interesting.", "Cool, thanks.",
+    "Okay, makes sense.", "Got it.", "Oh nice, thanks.", "Fair enough.", "Huh, ok.",
+)
 # Asking for more, now and then, after a reaction.
 ASK_MORE = (
     "Got anything else like that?", "What else would you suggest?", "Can you show me a few more?",
@@ -150,6 +155,10 @@ def ask_shown(ref: str, *keys: object, want: str = "") -> str:
 
 def name_liked(title: str, *keys: object) -> str:
     return fill(pick(NAME_LIKED, "name", *keys), title=spoken_title(title))
+
+
+def acknowledge(*keys: object) -> str:
+    return pick(ACKNOWLEDGE, "ack", *keys)
 
 
 def ask_more(*keys: object) -> str:

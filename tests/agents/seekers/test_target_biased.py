@@ -197,3 +197,16 @@ def test_on_a_real_catalog_the_first_answer_names_the_kind_of_product():
     assert kind.utterance.endswith(("a tuner.", "a tuner, please.")) and kind.phrase == "a tuner"
     review = [f for f in facts if f.key.startswith("review:")]
     assert all("salsa" not in f.utterance.lower() for f in review)  # not a shared word: never said
+
+
+def test_after_asking_it_sometimes_takes_in_the_answer():
+    facts = profile_facts(PROFILE, "", 3)
+    moves = []
+    for seed in range(100):
+        dialogue = (Turn(index=0, role=Role.seeker, text="What's Golden Wok like?", metadata={"move": "ask"}),
+                    Turn(index=1, role=Role.recommender, text="Reviews call it cosy. Anything else?",
+                         items_shown=[c.id for c in SHOWN]))
+        moves.append(talk_move(SeekerObservation(2, dialogue, SHOWN, PROFILE, "restaurants", seed), facts, [], [],
+                               TalkRates()))
+    acks = [m for m in moves if m is not None and m.metadata["move"] == "acknowledge"]
+    assert 25 <= len(acks) <= 75 and all(len(m.text.split()) <= 4 and not m.feedback for m in acks)
