@@ -40,6 +40,9 @@ class LanguageStep(ABC, Generic[I, O]):
     name: ClassVar[str]
     prompt_name: ClassVar[str]
     output_model: ClassVar[type[BaseModel]]
+    # What the language model is asked to fill, when less than `output_model` (bookkeeping
+    # fields a model need not write: `accept` turns it into `output_model`).
+    llm_output_model: ClassVar[type[BaseModel] | None] = None
 
     def __init__(self, llm: Any | None = None, role: str = "agent"):
         self.llm = llm
@@ -57,7 +60,7 @@ class LanguageStep(ABC, Generic[I, O]):
         try:
             output = await run_structured(
                 self.llm, load_prompt(self.prompt_name), self.prompt_variables(inputs),
-                self.output_model, step=self.name, role=self.role,
+                self.llm_output_model or self.output_model, step=self.name, role=self.role,
             )
         except LLMStepError:
             return self.offline(inputs)
@@ -72,5 +75,6 @@ class LanguageStep(ABC, Generic[I, O]):
         """Values for the placeholders of the step's prompt file."""
 
     def accept(self, output: O, inputs: I) -> O:
-        """Post-check an LLM answer (e.g. enforce a rule the prompt asked for)."""
+        """Post-check an LLM answer (e.g. enforce a rule the prompt asked for); a step with an
+        `llm_output_model` turns that into its `output_model` here."""
         return output

@@ -99,6 +99,15 @@ class SeekerAnswer(BaseModel):
                                           description="[aspect, value, +1/-1] per stated preference, if known.")
 
 
+class SeekerReplyText(BaseModel):
+    """What a language model writes for the seeker: the reply, and whether it states a
+    preference. (Asked for fact keys too, a 1.5B model listed every fact of the profile
+    until its token cap cut the JSON off; the keys are bookkeeping the offline path keeps.)"""
+
+    answer: str = Field(description="The seeker's reply.")
+    has_preference: bool = Field(description="False when the reply states no preference.")
+
+
 @dataclass(frozen=True, slots=True)
 class AnswerInput:
     question: str
@@ -117,6 +126,12 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
     name = "seeker_answer"
     prompt_name = "seeker_answer"
     output_model = SeekerAnswer
+    llm_output_model = SeekerReplyText
+
+    def accept(self, output: BaseModel, inputs: AnswerInput) -> SeekerAnswer:
+        if isinstance(output, SeekerAnswer):
+            return output
+        return SeekerAnswer(answer=output.answer, has_preference=output.has_preference)  # type: ignore[attr-defined]
 
     def __init__(self, llm: object | None = None, role: str = "seeker", *, encoder: object | None = None,
                  threshold: float = 0.35, dont_know_rate: float = 0.1, wording_mix: tuple[float, float] = (0.2, 0.2)):

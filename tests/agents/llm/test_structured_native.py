@@ -45,7 +45,7 @@ def test_every_step_request_carries_the_configured_mode(openai_stub, tiny_catalo
         assert all("response_format" not in body for body in bodies)
         return
     names = {body["response_format"]["json_schema"]["name"] for body in bodies}
-    assert names == {"SeekerAnswer", "ReviewSummary", "ClarifyingQuestion"}
+    assert names == {"SeekerReplyText", "ReviewSummary", "ClarifyingQuestion"}  # the seeker model fills only its reply
     assert all(body["response_format"]["type"] == "json_schema" for body in bodies)
     assert all(c.params.get("structured_output") == "json_schema" for c in outcome.llm_calls)
 
