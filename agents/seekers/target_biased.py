@@ -182,7 +182,8 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
         item_noun=obs.item_noun, target_title=profile.title, open_question=open_question, seed=obs.episode_seed,
         liked=[t for t in profile.liked if talk.speakable(t)], shown=[card.title for card in obs.shown],
     ))
-    result = with_kind(result, state["facts"], stated, open_question, obs.episode_seed)
+    if offline:  # a language model is given the kind among its facts and says it its own way
+        result = with_kind(result, state["facts"], stated, open_question, obs.episode_seed)
     keys = result.fact_keys or ([result.fact_key] if result.fact_key else [])
     text = never_name(result.answer, profile.title)
     stalled = text in NOTHING_LEFT and any(t.role == Role.seeker and said_nothing(t.text) for t in obs.dialogue)

@@ -99,12 +99,17 @@ class SeekerAnswer(BaseModel):
                                           description="[aspect, value, +1/-1] per stated preference, if known.")
 
 
+# A chat message, not an essay: with a grammar from the schema a model cannot run past it
+# (a 1.5B model repeating one sentence until its token cap cut the JSON off).
+MAX_REPLY_CHARS = 200
+
+
 class SeekerReplyText(BaseModel):
     """What a language model writes for the seeker: the reply, and whether it states a
     preference. (Asked for fact keys too, a 1.5B model listed every fact of the profile
     until its token cap cut the JSON off; the keys are bookkeeping the offline path keeps.)"""
 
-    answer: str = Field(description="The seeker's reply.")
+    answer: str = Field(description="The seeker's reply.", max_length=MAX_REPLY_CHARS)
     has_preference: bool = Field(description="False when the reply states no preference.")
 
 
