@@ -70,6 +70,13 @@ FLAWS = frozenset("""
     chemical plastic plasticky smelly sticky leaky faulty defective dead dull faded bulky clunky buzzy
 """.split())
 NEGATIVE_VALENCE = -0.5
+# Verbs a short review's noun phrases catch as heads or descriptors ("the patch cords *work*",
+# "*play* guitar", "gain is *set*"): on a real catalog no fact is worded around them.
+COMMON_VERBS = frozenset("""
+    play plays played set sets beat takes take away sing sings work works worked feel feels felt get gets got make
+    makes made go goes use uses used fit fits hold holds keep keeps buy bought need needs want wants love loves like
+    likes say says said come comes came give gives look looks
+""".split())
 # Aspect words in a handful of reviews: once in a noun position is enough, if the word
 # mostly stands there and never takes an object.
 LOCAL_TERMS = MinerSettings(min_head_count=1, min_head_share=0.3, max_terms=60)
@@ -103,7 +110,8 @@ def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Ma
     else:
         terms = local_terms(review_sentences)
     if shared is not None:
-        terms = {term: name for term, name in terms.items() if all(w in shared for w in term.split())}
+        terms = {term: name for term, name in terms.items() if all(w in shared for w in term.split())
+                 and not any(_not_a_thing(w) for w in term.split())}
     found = _mentions_by_aspect(review_sentences, terms, shared, first_critical=len(texts) - len(critical))
     quoted = [_normal(s) for text in texts for s in sentences(text) if len(s.split()) >= 3]
     facts: list[Fact] = []
@@ -126,6 +134,21 @@ def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Ma
 def is_flaw(word: str) -> bool:
     """A descriptor that says something is wrong ("weird", "flimsy", "broken")."""
     return word in FLAWS or _valence().get(word, 0.0) <= NEGATIVE_VALENCE
+
+
+VAGUE = frozenset("extra different other same new whole certain".split())  # says nothing about the item
+
+
+def _everyday(word: str, shared: Mapping[str, int]) -> bool:
+    """A descriptor a shopper may use: shared across items, not a verb form."""
+    return word in shared and word not in COMMON_VERBS and word not in VAGUE and not word.endswith("ing")
+
+
+def _not_a_thing(word: str) -> bool:
+    """A word a real catalog's reviews put where a noun stands that names no aspect: a verb
+    form, or a judgement ("perfect", "sturdy" as in "the knobs feel *sturdy*")."""
+    return (word in COMMON_VERBS or word.endswith(("ing", "ly")) or word in FLAWS
+            or abs(_valence().get(word, 0.0)) >= 1.0 or word in VAGUE or word in {"sturdy", "solid"})
 
 
 def _flawed(mention: Mention) -> bool:
@@ -167,9 +190,9 @@ def _mentions_by_aspect(review_sentences: Sequence[Sequence[Sequence[str]]], ter
             for mention in find_mentions(words, index):
                 order += 1
                 if shared is not None:
-                    mention = replace(mention, modifiers=tuple(w for w in mention.modifiers if w in shared),
+                    mention = replace(mention, modifiers=tuple(w for w in mention.modifiers if _everyday(w, shared)),
                                       predicates=tuple(p for p in mention.predicates
-                                                       if all(w in shared for w in p.split())))
+                                                       if all(_everyday(w, shared) for w in p.split())))
                 flaw = _flawed(mention) and NEGATIONS.isdisjoint(words)  # a complaint: doubtful, but plain
                 if critical and not flaw:
                     continue

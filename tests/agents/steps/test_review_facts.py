@@ -132,3 +132,13 @@ def test_critical_reviews_add_only_their_flaws():
     smell = [f for f in facts if f.aspect == "smell"]
     assert smell and "weird smell" in smell[0].utterance.lower() and smell[0].phrase == ""
     assert "chemical" not in " ".join(f.utterance for f in facts)  # not shared: not said
+
+
+def test_on_a_real_catalog_no_fact_is_worded_around_a_verb_or_a_judgement():
+    reviews = ("These patch cords work great. The knobs feel sturdy.", "Patch cords work well and the knobs feel sturdy.",
+               "I play guitar every day. The tone is clean.", "Clean tone, and I play guitar daily.")
+    shared = {w: 50 for w in "patch cords work great knobs feel sturdy play guitar tone clean well".split()}
+    said = " ".join(f.utterance.lower() for f in facts_from_reviews(reviews, shared=shared))
+    assert "tone" in said and "clean" in said
+    for junk in ("work", "feel sturdy", "play guitar"):
+        assert junk not in said, said
