@@ -36,13 +36,13 @@ from typing import Any
 
 from agents.base import GraphAgent, agent_from_function
 from agents.steps.playlist import PlaylistSeekerStep, SeekerInput, SeekerMove, brief_text
+from agents.steps.seeker_talk import ORDINALS
 from agents.steps.value_lexicon import Feature, ValueLexicon
 from environments.base import ItemCard, SeekerReply
 from environments.catalog import Catalog
 from environments.models import Role
 
 THEME_ASPECTS = ("mood", "genre", "era", "tempo")  # the order a listener brings them up in
-ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ from agents.steps.seeker_answer import (
     GIVING_UP, NOTHING_LEFT, AnswerInput, Fact, SeekerAnswer, SeekerAnswerStep, Wording,
 )
 from agents.steps.summarize import SummarizeInput, SummarizeReviewsStep
-from agents.steps.text import pick, split_sentences
+from agents.steps.text import fill_form, pick, split_sentences
 from environments.base import ItemCard, SeekerObservation, SeekerReply
 from environments.models import Role, Turn
 from environments.single_target import TargetBiasedProfile
@@ -144,8 +144,7 @@ def value_fact(fact: TargetFact, target_id: str) -> Fact:
 
 def frame(form: str, **fill: str) -> str:
     """Fill a frame; `{P}` is the filler capitalised (a sentence may start with it)."""
-    capitals = {key.upper(): value[:1].upper() + value[1:] for key, value in fill.items()}
-    return form.format(**fill, **capitals)
+    return fill_form(form, **fill)
 
 
 def never_name(text: str, title: str) -> str:
@@ -197,9 +196,12 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
     return {"action": reply, "stated": stated + keys, "reacted": reacted}
 
 
+_NOTHING_LEFT_TYPED = frozenset(line.rstrip(".").lower() for line in NOTHING_LEFT)
+
+
 def said_nothing(text: str) -> bool:
     """Whether a logged turn was a NOTHING_LEFT line (in whatever case and punctuation it was typed)."""
-    return text.rstrip(".").lower() in {line.rstrip(".").lower() for line in NOTHING_LEFT}
+    return text.rstrip(".").lower() in _NOTHING_LEFT_TYPED
 
 
 def with_kind(result: SeekerAnswer, facts: Sequence[Fact], stated: Sequence[str], open_question: bool,

@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep
 from agents.steps.snippets import singular
-from agents.steps.text import display_name, pick, split_sentences
+from agents.steps.text import capitalised, display_name, pick, split_sentences
 from environments.catalog import Catalog
 from environments.models import Item, Role, Turn
 from environments.search.aspect_text import (
@@ -172,10 +172,6 @@ def _verbs(singular_subject: bool) -> dict[str, str]:
     return base
 
 
-def _capitalized(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
 def _short(text: str, limit: int = MAX_ANSWER_WORDS) -> str:
     words = text.split()
     return text if len(words) <= limit else " ".join(words[: limit - 2]).rstrip(",;:") + "…"
@@ -189,12 +185,20 @@ class ItemAnswerStep(LanguageStep[ItemQuestion, ItemAnswer]):
     def __init__(self, llm: object | None = None, role: str = "recommender"):
         super().__init__(llm, role)
         self._indexes: dict[int, tuple[Catalog, _CatalogIndex]] = {}
+        self._last_read: tuple[ItemQuestion, Asked | None] | None = None
 
     async def run(self, inputs: ItemQuestion) -> ItemAnswer:
         """Nothing asked about an item: an empty answer without calling a model (the common case)."""
-        if self.asked(inputs) is None:
+        if self._read_once(inputs) is None:
             return ItemAnswer()
         return await super().run(inputs)
+
+    def _read_once(self, inputs: ItemQuestion) -> Asked | None:
+        """`asked(inputs)`, read once for `run` and the `offline` it calls (title matching is the
+        costly part; nothing awaits between the two, so concurrent episodes cannot interleave)."""
+        if self._last_read is None or self._last_read[0] is not inputs:
+            self._last_read = (inputs, self.asked(inputs))
+        return self._last_read[1]
 
     # ----------------------------------------------------------------- reading the question
     def asked(self, inputs: ItemQuestion) -> Asked | None:
@@ -268,7 +272,7 @@ class ItemAnswerStep(LanguageStep[ItemQuestion, ItemAnswer]):
 
     # ----------------------------------------------------------------- answering
     def offline(self, inputs: ItemQuestion) -> ItemAnswer:
-        asked = self.asked(inputs)
+        asked = self._read_once(inputs)
         if asked is None:
             return ItemAnswer()
         item = inputs.catalog.item(asked.item_id)
@@ -328,18 +332,18 @@ class ItemAnswerStep(LanguageStep[ItemQuestion, ItemAnswer]):
             descriptors = _descriptors(word, said)
             if descriptors:
                 form = pick(NOUN_DESCRIBED, *keys)
-                return _capitalized(form.format(count=count, word=word, descriptors=" and ".join(descriptors),
+                return capitalised(form.format(count=count, word=word, descriptors=" and ".join(descriptors),
                                                 **verbs))
-            return _capitalized(pick(NOUN_BARE, *keys).format(count=count, word=word, **verbs))
+            return capitalised(pick(NOUN_BARE, *keys).format(count=count, word=word, **verbs))
         no = sum(1 for words in said if _negated(word, words))  # sentences, as a proxy for reviewers
         yes = len(said) - no
         if not no:
-            return _capitalized(pick(QUALITY_YES, *keys).format(count=count, word=word, **verbs))
+            return capitalised(pick(QUALITY_YES, *keys).format(count=count, word=word, **verbs))
         no_count, no_singular = _count_phrase(no)
         if not yes:
-            return _capitalized(pick(QUALITY_NO, *keys).format(count=no_count, word=word, **_verbs(no_singular)))
+            return capitalised(pick(QUALITY_NO, *keys).format(count=no_count, word=word, **_verbs(no_singular)))
         yes_count, yes_singular = _count_phrase(yes)
-        return _capitalized(pick(QUALITY_MIXED, *keys).format(
+        return capitalised(pick(QUALITY_MIXED, *keys).format(
             yes_count=yes_count, no_count=no_count, word=word, call=_verbs(yes_singular)["call"],
             say=_verbs(no_singular)["say"]))
 
@@ -407,7 +411,7 @@ class ItemAnswerStep(LanguageStep[ItemQuestion, ItemAnswer]):
 
     # ----------------------------------------------------------------- language model
     def prompt_variables(self, inputs: ItemQuestion) -> dict[str, object]:
-        asked = self.asked(inputs)
+        asked = self._read_once(inputs)
         catalog = inputs.catalog
         shown = [i for i in inputs.shown if i in catalog.item_index]
         lines = [f"{n}. {self._card(catalog, item_id, asked)}" for n, item_id in enumerate(shown, 1)]

@@ -35,7 +35,7 @@ from agents.steps import seeker_talk as talk
 from agents.steps.base import LanguageStep
 from agents.steps.seeker_answer import NOTHING_LEFT
 from agents.steps.summarize import tfidf_vectors
-from agents.steps.text import pick, render_dialogue, split_sentences
+from agents.steps.text import fill_form, pick, render_dialogue, split_sentences
 from agents.steps.value_lexicon import Feature, ValueLexicon, describe_feature
 from environments.base import ItemCard
 
@@ -234,7 +234,7 @@ def preferences_from_weights(weights: Mapping[Feature, float], max_likes: int = 
 
 
 def _frame(form: str, filler: str) -> str:
-    return form.format(x=filler, X=filler[:1].upper() + filler[1:])
+    return fill_form(form, x=filler)
 
 
 def _join(words: Sequence[str]) -> str:
@@ -327,11 +327,6 @@ UNSEEN_DISLIKED = ("{Ref} isn't for me, I'm not into {r}.", "I'd skip {ref}; {r}
                    "Hmm, {ref} is {r}, I'd rather not.")
 
 
-def position_name(position: int) -> str:
-    """How a person points at the item in `position` (0-based) on screen."""
-    return f"the {talk.ORDINALS[position]} one" if position < len(talk.ORDINALS) else f"number {position + 1}"
-
-
 class ReflectStep(LanguageStep[ReflectInput, Reflection]):
     name = "pepper_reflect"
     prompt_name = "pepper_reflect"
@@ -354,7 +349,7 @@ class ReflectStep(LanguageStep[ReflectInput, Reflection]):
             reaction: Reaction = "unsure" if rating is None else "like" if rating >= 4 else (
                 "dislike" if rating <= 2 else "unsure")
             forms = {"like": SEEN_LIKED, "dislike": SEEN_DISLIKED, "unsure": SEEN_MIXED}[reaction]
-            reason = talk.fill(pick(forms, *keys), ref=ref)
+            reason = fill_form(pick(forms, *keys), ref=ref)
             return ItemReaction(item_id=card.id, seen=True, reaction=reaction, reason=reason)
         features = self.lexicon.card_features(card)
         contributions = sorted(((weights[f], f) for f in features if f in weights), key=lambda wf: (-abs(wf[0]), wf[1]))
@@ -364,7 +359,7 @@ class ReflectStep(LanguageStep[ReflectInput, Reflection]):
         sign = 1 if reaction == "like" else -1
         reasons = [f[1] for w, f in contributions if w * sign > 0][:2]
         if reasons and reaction != "unsure":
-            text = talk.fill(pick(UNSEEN_LIKED if reaction == "like" else UNSEEN_DISLIKED, *keys), ref=ref,
+            text = fill_form(pick(UNSEEN_LIKED if reaction == "like" else UNSEEN_DISLIKED, *keys), ref=ref,
                              r=_join(reasons))
         else:
             say = {"like": talk.like_shown, "dislike": talk.pass_shown, "unsure": talk.unknown_shown}[reaction]

@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from agents.steps.seeker_answer import Fact
-from agents.steps.text import pick
+from agents.steps.text import fill_form, pick
 from environments.search.aspect_text import (
     NEGATIONS, SENSE_VERBS, Mention, find_mentions, is_content, sentences, term_index, tokens,
 )
@@ -228,9 +228,8 @@ def _fact(aspect: str, mention: Mention, context: Sequence[str], quoted: Sequenc
     else:
         forms, desc, named = PLAIN_FORMS, "", term
     first = forms.index(pick(forms, aspect, desc))
-    fills = {"term": named, "desc": desc, "Desc": desc[:1].upper() + desc[1:], "be": _be(term),
-             "s": "s" if _be(term) == "is" else ""}
-    utterance = next((u for u in (f.format(**fills) for f in forms[first:] + forms[:first])
+    fills = {"term": named, "desc": desc, "be": _be(term), "s": "s" if _be(term) == "is" else ""}
+    utterance = next((u for u in (fill_form(f, **fills) for f in forms[first:] + forms[:first])
                       if not _quotes(u, quoted)), None)
     if utterance is None:
         return None

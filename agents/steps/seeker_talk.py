@@ -20,7 +20,7 @@ import re
 import zlib
 from collections.abc import Sequence
 
-from agents.steps.text import pick
+from agents.steps.text import fill_form, pick
 from environments.search.titles import spoken_title
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
@@ -112,23 +112,19 @@ def styled(text: str, seed: int, turn: int) -> str:
     return text
 
 
-def capitalised(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def fill(form: str, **values: str) -> str:
-    """`form` filled; `{Ref}`, `{Want}`, `{Title}` are the same values capitalised."""
-    return form.format(**values, **{key.capitalize(): capitalised(value) for key, value in values.items()})
-
-
 def speakable(title: str) -> bool:
     """Whether a person could say `title`: words, not a product code ("B000068NZG")."""
     return re.search(r"[a-z]{2}", title) is not None
 
 
+def position_name(position: int) -> str:
+    """How a person points at the item in `position` (0-based) on screen."""
+    return f"the {ORDINALS[position]} one" if position < len(ORDINALS) else f"number {position + 1}"
+
+
 def refer(position: int, title: str, *keys: object, may_name: bool = True) -> str:
     """A shown item by position ("the second one") or, half the time when allowed, by title."""
-    by_position = f"the {ORDINALS[position]} one" if position < len(ORDINALS) else "that one"
+    by_position = position_name(position)
     name = spoken_title(title)
     if not may_name or not speakable(name) or pick(("position", "title"), "refer", *keys) == "position":
         return by_position
@@ -136,25 +132,25 @@ def refer(position: int, title: str, *keys: object, may_name: bool = True) -> st
 
 
 def like_shown(ref: str, *keys: object) -> str:
-    return fill(pick(LIKE_SHOWN, "like", *keys), ref=ref)
+    return fill_form(pick(LIKE_SHOWN, "like", *keys), ref=ref)
 
 
 def pass_shown(ref: str, *keys: object, want: str = "") -> str:
     """Not this one; with `want`, what the seeker is after instead."""
-    return fill(pick(PASS_SHOWN_BECAUSE if want else PASS_SHOWN, "pass", *keys), ref=ref, want=want)
+    return fill_form(pick(PASS_SHOWN_BECAUSE if want else PASS_SHOWN, "pass", *keys), ref=ref, want=want)
 
 
 def unknown_shown(ref: str, *keys: object) -> str:
-    return fill(pick(UNKNOWN_SHOWN, "unknown", *keys), ref=ref)
+    return fill_form(pick(UNKNOWN_SHOWN, "unknown", *keys), ref=ref)
 
 
 def ask_shown(ref: str, *keys: object, want: str = "") -> str:
     """A question about this one; with `want`, whether it has what the seeker is after."""
-    return fill(pick(ASK_SHOWN_WANT if want else ASK_SHOWN, "ask", *keys), ref=ref, want=want)
+    return fill_form(pick(ASK_SHOWN_WANT if want else ASK_SHOWN, "ask", *keys), ref=ref, want=want)
 
 
 def name_liked(title: str, *keys: object) -> str:
-    return fill(pick(NAME_LIKED, "name", *keys), title=spoken_title(title))
+    return fill_form(pick(NAME_LIKED, "name", *keys), title=spoken_title(title))
 
 
 def acknowledge(*keys: object) -> str:

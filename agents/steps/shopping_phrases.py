@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agents.steps.text import display_name, pick
+from agents.steps.text import display_name, fill_form, pick
 
 BANKS = ("a", "b")
 
@@ -79,10 +79,6 @@ def bank(name: str) -> dict[str, list[str]]:
     return PHRASES[name]
 
 
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
 def hint_list(hints: Sequence[str]) -> str:
     hints = list(hints)
     if not hints:
@@ -92,9 +88,7 @@ def hint_list(hints: Sequence[str]) -> str:
 
 def fill(name: str, kind: str, key: Sequence[object], **values: str) -> str:
     """One phrasing of `kind` from bank `name`, filled; `{Aspect}`/`{Value}` are capitalised forms."""
-    template = pick(bank(name)[kind], name, kind, *key)
-    extra = {k[:1].upper() + k[1:]: _cap(v) for k, v in values.items()}
-    return template.format(**values, **extra)
+    return fill_form(pick(bank(name)[kind], name, kind, *key), **values)
 
 
 FLAG_VALUES = frozenset({"yes", "no", "none"})

@@ -19,6 +19,17 @@ def pick(options: Sequence[str], *keys: object) -> str:
     return options[digest % len(options)]
 
 
+def capitalised(text: str) -> str:
+    """`text` with its first letter upper-cased (the rest untouched, unlike str.capitalize)."""
+    return text[:1].upper() + text[1:]
+
+
+def fill_form(form: str, **values: str) -> str:
+    """`form` filled; a placeholder whose name starts with a capital (`{Ref}` for `ref`, `{P}`
+    for `p`) takes the value capitalised, so a frame may start its sentence with it."""
+    return form.format(**values, **{capitalised(key): capitalised(value) for key, value in values.items()})
+
+
 def display_name(key: str) -> str:
     return key.replace("_", " ").strip()
 

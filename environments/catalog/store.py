@@ -91,6 +91,13 @@ class Catalog:
         return dict(grouped)
 
     @cached_property
+    def reviews_by_user(self) -> dict[str, list[Review]]:
+        grouped: dict[str, list[Review]] = defaultdict(list)
+        for review in self.reviews:
+            grouped[review.user_id].append(review)
+        return dict(grouped)
+
+    @cached_property
     def review_by_id(self) -> dict[str, Review]:
         return {review.id: review for review in self.reviews}
 

@@ -15,14 +15,13 @@ says who the seeker is and which item is its target.
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from environments.catalog import Catalog, load_catalog
 from environments.catalog.vocabulary import CatalogVocabulary
-from environments.models import Review, Role
+from environments.models import Item, Review, Role
 from environments.single_target.holdout import TargetSlot, draw_target_pool
 from environments.single_target.profile import TargetBiasedProfile
 from environments.target_facts import is_world, target_knowledge
@@ -54,6 +53,7 @@ class SingleTargetSetup(TargetRankingSetup):
         # On a real catalog the seeker is worded from what many items share (environments.catalog.vocabulary).
         self.vocabulary = None if is_world(catalog) or not catalog.reviews else CatalogVocabulary.of(catalog)
         self.shared_words = self.vocabulary.shared_words() if self.vocabulary is not None else None
+        self._kinds: dict[str, str | None] = {}
 
     def new_episode(self) -> SingleTargetEnvironment:
         return SingleTargetEnvironment(self)
@@ -73,23 +73,23 @@ class SingleTargetSetup(TargetRankingSetup):
         if self.vocabulary is None:
             return profile
         critical = tuple(r.text for r in sorted(others, key=lambda r: (r.rating, r.id)) if r.rating <= 2.0)
-        kind = self.vocabulary.kind(item, [own_review.text, *(r.text for r in others)])
+        kind = self._kind(item)
         return replace(profile, kind=kind, shared_words=self.shared_words,
                        critical_reviews=critical[: self.max_positive_reviews])
 
+    def _kind(self, item: Item) -> str | None:
+        """The target's kind, found once per item (a popular target's reviews are read once, not per episode)."""
+        if item.id not in self._kinds:
+            reviews = [r.text for r in self.catalog.reviews_by_item.get(item.id, [])]
+            self._kinds[item.id] = self.vocabulary.kind(item, reviews) if self.vocabulary is not None else None
+        return self._kinds[item.id]
+
     def _liked_by(self, own: Review) -> tuple[str, ...]:
         """Titles of other items the target's reviewer rated 4 or more, best first."""
-        theirs = [r for r in self._reviews_by_user.get(own.user_id, []) if r.item_id != own.item_id and r.rating >= 4.0]
+        theirs = [r for r in self.catalog.reviews_by_user.get(own.user_id, [])
+                  if r.item_id != own.item_id and r.rating >= 4.0]
         theirs.sort(key=lambda r: (-r.rating, r.id))
         return tuple(self.items_by_id[r.item_id].title for r in theirs[:MAX_LIKED] if r.item_id in self.items_by_id)
-
-    @cached_property
-    def _reviews_by_user(self) -> dict[str, list[Review]]:
-        by_user: dict[str, list[Review]] = {}
-        for review in self.catalog.reviews:
-            if review.user_id is not None:
-                by_user.setdefault(review.user_id, []).append(review)
-        return by_user
 
 
 def target_weights(catalog: Catalog, pool: list[TargetSlot], sampling: str) -> np.ndarray:
