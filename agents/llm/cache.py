@@ -62,9 +62,24 @@ class ResponseStore:
         self.path = self.directory / DB_FILE
         self.timeout_s = timeout_s
         self._local = threading.local()
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")  # persistent: readers never block writers
-            db.execute(_SCHEMA)
+        self._create()
+
+    def _create(self) -> None:
+        """WAL mode and the table, once per file. Two processes opening a new cache at once
+        may see the journal-mode switch fail at once with "database is locked" (SQLite does not
+        wait on its busy timeout for it): so it is switched only when needed, and retried."""
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            try:
+                with self._connect() as db:
+                    if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                        db.execute("PRAGMA journal_mode=WAL")  # persistent: readers never block writers
+                    db.execute(_SCHEMA)
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
