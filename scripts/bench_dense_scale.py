@@ -16,7 +16,7 @@ empty cache (`CRSIM_CACHE_DIR` in a temporary directory) so the figures are cold
 
     python scripts/bench_dense_scale.py                                  # 50k items, 500k reviews
     python scripts/bench_dense_scale.py --items 5000 --reviews 50000     # a scaled run
-    python scripts/bench_dense_scale.py --embedding-model static
+    python scripts/bench_dense_scale.py --embedding-model static          # or minilm-int8
 
 Writes JSON (default `outputs/bench/bench_dense_scale.json`); a scaled run also states
 the full size's figures extrapolated linearly in distinct texts (labelled as such).
@@ -144,7 +144,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=FULL_ITEMS)
     parser.add_argument("--reviews", type=int, default=FULL_REVIEWS)
     parser.add_argument("--stock-share", type=float, default=0.15)
-    parser.add_argument("--embedding-model", default="minilm-int8", help="the dense recommender's encoder")
+    parser.add_argument("--embedding-model", default="minilm-q8", help="the dense recommender's encoder")
     parser.add_argument("--catalog", type=Path, help="reuse this generated catalog directory")
     parser.add_argument("--out", type=Path, default=Path("outputs/bench/bench_dense_scale.json"))
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)

@@ -37,6 +37,8 @@ def main() -> None:
     parser.add_argument("--embedding-model", default="null",
                         help="null: the full MiniLM the README's table was measured with (the run default "
                              "is minilm-int8)")
+    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
+                        help="more overrides for every run (e.g. recommender.embedding_model=minilm-q8)")
     parser.add_argument("--runs", type=Path, default=Path("outputs/bench/fidelity"))
     parser.add_argument("--out", type=Path, default=Path("outputs/bench/bench_fidelity.json"))
     args = parser.parse_args()
@@ -50,7 +52,7 @@ def main() -> None:
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "simulators.cli.main", "run", "-m", f"recommender={args.recommenders}",
                         f"episodes={args.episodes}", "progress=false", f"hydra.sweep.dir={sweep}",
-                        f"embedding_model={args.embedding_model}", *overrides],
+                        f"embedding_model={args.embedding_model}", *overrides, *args.set],
                        check=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
         report = build_report(name, sweep, args.k)
         payload = report.model_dump()
@@ -60,7 +62,8 @@ def main() -> None:
 
         print(format_report(report), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"episodes": args.episodes, "reports": reports}, indent=2) + "\n")
+    args.out.write_text(json.dumps({"episodes": args.episodes, "overrides": args.set, "reports": reports},
+                                   indent=2) + "\n")
     print(f"wrote {args.out}")
 
 

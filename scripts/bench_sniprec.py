@@ -5,7 +5,8 @@ Writes JSON (default `outputs/bench/bench_sniprec.json`) with three parts:
 
 - `encoders`: per encoder (`minilm`, the packaged MiniLM; `static`, the token table
   distilled from it, `environments/search/static_embeddings.py`; `minilm-int8`, MiniLM as
-  int8 ONNX, the `onnx` extra, `environments/search/onnx_embeddings.py`), the world's distinct
+  int8 ONNX, `environments/search/onnx_embeddings.py`; `minilm-q8`, MiniLM with int8 products,
+  `environments/search/quantized_minilm.py`), the world's distinct
   snippet texts embedded per second, and Hits@10 / MRR at turn 5 with 95% CIs of
   `crsim run experiment=sniprec recommender=sniprec recommender.embedding_model=...`
   (the seeker keeps MiniLM, so only the recommender's encoder differs).
@@ -35,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-ENCODERS = {"minilm": "null", "static": "static", "minilm-int8": "minilm-int8"}
+ENCODERS = {"minilm": "null", "static": "static", "minilm-int8": "minilm-int8", "minilm-q8": "minilm-q8"}
 
 
 def main() -> None:

@@ -153,7 +153,7 @@ def _embed(documents: list[str], encoder: Encoder, show_progress: bool, what: st
     # Any object with `encode(texts)` and `model_id` works (tests use a hashing encoder);
     # a `TextEncoder` is asked to skip its memo, which catalog documents would only flood.
     # The bar counts texts: tqdm shows texts/s and the time left.
-    name = getattr(encoder, "model_id", type(encoder).__name__)
+    name = str(getattr(encoder, "model_id", type(encoder).__name__)).split(":")[0]  # the id's versions make a long bar
     with tqdm(total=len(documents), desc=f"Embedding {len(documents):,} {what} ({name})", unit="text",
               unit_scale=True, smoothing=0.1, disable=not show_progress or not documents) as bar:
         if not documents:

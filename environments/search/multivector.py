@@ -49,22 +49,10 @@ class MultiVectorIndex:
               review_sentences: int = 200) -> MultiVectorIndex:
         """`review_sentences`: at most this many distinct review sentences per item (0: none)."""
         dense = DenseIndex.build(catalog, encoder, cache_dir=cache_dir)
-        vocabulary: dict[str, int] = {}
-        indptr, indices = [0], []
-        for item in catalog.items:
-            fields = list(attribute_phrases_by_key(item))
-            if review_sentences:
-                own = dict.fromkeys(s for review in catalog.reviews_by_item.get(item.id, [])
-                                    for s in sentences(review.text) if len(s.split()) >= 3)
-                fields += list(own)[:review_sentences]
-            columns = {vocabulary.setdefault(field, len(vocabulary)) for field in fields}
-            indices.extend(sorted(columns))
-            indptr.append(len(indices))
-        texts = list(vocabulary)
+        texts, indptr, indices = field_table(catalog, review_sentences)
         vectors = (embed_cached(texts, encoder, cache_dir, show_progress=len(texts) > 1000, what="item fields")
                    if texts else None)
-        return cls(catalog, encoder, dense, texts, np.asarray(indptr, np.int64), np.asarray(indices, np.int64),
-                   vectors)
+        return cls(catalog, encoder, dense, texts, indptr, indices, vectors)
 
     def field_scores(self, utterance_vector: np.ndarray) -> np.ndarray:
         """Per item: the best similarity between one utterance and any of the item's fields."""
@@ -84,3 +72,21 @@ class MultiVectorIndex:
         for vector in self.encoder.encode(texts):
             total += self.field_scores(vector)
         return total
+
+
+def field_table(catalog: Catalog, review_sentences: int = 200) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Each item's fields as a CSR table over the distinct field texts: its attribute
+    phrases and up to `review_sentences` distinct review sentences of three words or more.
+    A text shared by items is embedded once (`scripts/bench_embedding.py` counts these)."""
+    vocabulary: dict[str, int] = {}
+    indptr, indices = [0], []
+    for item in catalog.items:
+        fields = list(attribute_phrases_by_key(item))
+        if review_sentences:
+            own = dict.fromkeys(s for review in catalog.reviews_by_item.get(item.id, [])
+                                for s in sentences(review.text) if len(s.split()) >= 3)
+            fields += list(own)[:review_sentences]
+        columns = {vocabulary.setdefault(field, len(vocabulary)) for field in fields}
+        indices.extend(sorted(columns))
+        indptr.append(len(indices))
+    return list(vocabulary), np.asarray(indptr, np.int64), np.asarray(indices, np.int64)

@@ -1,6 +1,6 @@
-"""The dense recommender's first run: its index is built in bulk (length-bucketed batches,
-two threads) and cached by content; a run on a cold cache and one on a warm cache, or on
-another cold cache, log the same bytes."""
+"""The dense recommender's first run: its encoder's graph (`minilm-q8`) is built once per
+cache, its index in bulk on two threads, both cached by content; a run on a cold cache and
+one on a warm cache, or on another cold cache (a graph built again), log the same bytes."""
 
 from __future__ import annotations
 
@@ -19,3 +19,4 @@ def test_cold_and_warm_caches_give_identical_dense_logs(tiny_catalog_dir, tmp_pa
         logs.append((tmp_path / name / "episodes.jsonl").read_bytes())
     assert logs[0] == logs[1] == logs[2]
     assert list((tmp_path / "c1" / "dense").glob("*.npy"))  # the item documents and fields, cached
+    assert len(list((tmp_path / "c1" / "models").glob("*.onnx"))) == 1  # built on the cold run only
