@@ -97,6 +97,9 @@ def crsim(*args: str, cwd: Path | None = None, env: dict | None = None) -> subpr
                           capture_output=True, text=True, timeout=900)
 
 
+SCRIPTED_SEEKER = ["SCRIPTED: something spicy", "SCRIPTED: near the river", "SCRIPTED: not too loud"]
+
+
 class ScriptedChatModel(BaseChatModel):
     """Answers each crsim prompt with a fixed, recognisable JSON object, as a model would:
     by looking at which prompt it got. `broken_seeker` answers the seeker prompt with
@@ -104,6 +107,7 @@ class ScriptedChatModel(BaseChatModel):
 
     broken_seeker: bool = False
     calls: int = 0
+    seeker_calls: int = 0
     prompts: list[str] = []
 
     @property
@@ -121,8 +125,10 @@ class ScriptedChatModel(BaseChatModel):
             answer = json.dumps({"question": "SCRIPTED: which cuisine?", "aspect": "cuisine"})
         elif self.broken_seeker:
             answer = "I think... {not json"
-        else:
-            answer = json.dumps({"answer": "SCRIPTED: something spicy", "has_preference": True})
+        else:  # a new reply each turn, as the seeker step refuses one it already sent
+            self.seeker_calls += 1
+            reply = SCRIPTED_SEEKER[(self.seeker_calls - 1) % len(SCRIPTED_SEEKER)]
+            answer = json.dumps({"answer": reply, "has_preference": True})
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=answer))])
 
 

@@ -185,6 +185,17 @@ def step_of(request: dict[str, Any]) -> str | None:
     return next((step for step, marker in STEP_MARKERS.items() if marker in text), None)
 
 
+# The seeker's reply on its first, second, ... turn: the seeker step refuses a message it
+# already sent, as a person does not send one twice.
+SEEKER_REPLIES = [SCRIPTED["seeker_answer"]["answer"], "STUB: near the river, please.", "STUB: not too loud."]
+
+
+def seeker_turn(request: dict[str, Any]) -> int:
+    """How many messages the seeker has sent in the dialogue the request quotes."""
+    text = " ".join(str(m.get("content", "")) for m in request.get("messages") or [] if m.get("role") == "user")
+    return text.count("\nseeker: ")
+
+
 def crsim_responder(overrides: dict[str, Responder] | None = None) -> Responder:
     """Answer every crsim step with the JSON it expects (SCRIPTED); `overrides` per step."""
     overrides = overrides or {}
@@ -193,6 +204,9 @@ def crsim_responder(overrides: dict[str, Responder] | None = None) -> Responder:
         step = step_of(request)
         if step in overrides:
             return overrides[step](request)
+        if step == "seeker_answer":
+            reply = SEEKER_REPLIES[seeker_turn(request) % len(SEEKER_REPLIES)]
+            return json.dumps({**SCRIPTED[step], "answer": reply})
         return json.dumps(SCRIPTED.get(step, {"text": "STUB: unknown prompt"}))
 
     return respond

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -149,8 +149,13 @@ async def run_structured(
     step: str,
     role: str,
     repair_attempts: int = 1,
+    check: Callable[[M], str | None] | None = None,
 ) -> M:
     """Ask `chat_model` for an `output_model`, repairing a bad answer up to `repair_attempts`.
+
+    `check` may reject a well-formed answer (it returns why, else None): the step's own rule
+    that a schema cannot say (a seeker's reply must not be one it already sent). A rejected
+    answer is repaired like a malformed one and counted as one in the call records.
 
     Raises `LLMStepError` when the call fails, the completion is empty (not repaired:
     there is nothing to correct), or the answer is still unusable after the repairs.
@@ -169,6 +174,9 @@ async def run_structured(
             raise LLMStepError(step, "empty completion")
         try:
             result = parse_model(text, output_model)
+            rejected = check(result) if check is not None else None
+            if rejected:
+                raise OutputParseError(rejected)
         except OutputParseError as exc:
             last_error = str(exc)
             _record_failure(record, last_error)

@@ -61,6 +61,7 @@ class LanguageStep(ABC, Generic[I, O]):
             output = await run_structured(
                 self.llm, load_prompt(self.prompt_name), self.prompt_variables(inputs),
                 self.llm_output_model or self.output_model, step=self.name, role=self.role,
+                check=lambda output: self.check(output, inputs),
             )
         except LLMStepError:
             return self.offline(inputs)
@@ -73,6 +74,11 @@ class LanguageStep(ABC, Generic[I, O]):
     @abstractmethod
     def prompt_variables(self, inputs: I) -> dict[str, Any]:
         """Values for the placeholders of the step's prompt file."""
+
+    def check(self, output: BaseModel, inputs: I) -> str | None:
+        """Why a well-formed LLM answer breaks a rule of the step (it is then repaired, and
+        falls back offline if the repair breaks it too); None when it is fine."""
+        return None
 
     def accept(self, output: O, inputs: I) -> O:
         """Post-check an LLM answer (e.g. enforce a rule the prompt asked for); a step with an

@@ -24,6 +24,7 @@ conversation. The LLM path gets the facts as a list and the same instructions.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,7 +33,7 @@ from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep
 from agents.steps.text import pick, render_dialogue
-from environments.models import Turn
+from environments.models import Role, Turn
 
 NOT_THAT_BUT = (
     "Not fussed about that.",
@@ -113,6 +114,23 @@ class SeekerReplyText(BaseModel):
     has_preference: bool = Field(description="False when the reply states no preference.")
 
 
+def _normalised(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9']+", text.lower()))
+
+
+def facts_said(text: str, facts: Sequence[Fact]) -> list[str]:
+    """Keys of the facts whose value words all occur in `text` ("price range: cheap" in "somewhere
+    cheap"); words of the aspect's own name do not count ("room: room quiet" needs "quiet")."""
+    words = set(re.findall(r"[a-z0-9]+", text.lower()))
+    said = []
+    for fact in facts:
+        aspect, _, value = fact.match_text.lower().rpartition(": ")
+        wanted = {w for w in re.findall(r"[a-z0-9]+", value) if len(w) > 2} - set(re.findall(r"[a-z0-9]+", aspect))
+        if wanted and wanted <= words:
+            said.append(fact.key)
+    return said
+
+
 @dataclass(frozen=True, slots=True)
 class AnswerInput:
     question: str
@@ -133,10 +151,25 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
     output_model = SeekerAnswer
     llm_output_model = SeekerReplyText
 
+    def check(self, output: BaseModel, inputs: AnswerInput) -> str | None:
+        """A person does not send a message twice; Qwen2.5-1.5B copied its first reply into the
+        next turns whatever the prompt said (three prompt wordings tried)."""
+        reply = _normalised(getattr(output, "answer", ""))
+        earlier = [_normalised(t.text) for t in inputs.dialogue if t.role == Role.seeker]
+        if reply and any(reply == said or (len(said) > 20 and said in reply) for said in earlier):
+            return "the reply repeats a message you already sent; answer the latest question with something new"
+        return None
+
     def accept(self, output: BaseModel, inputs: AnswerInput) -> SeekerAnswer:
+        """The model writes only the reply; which facts it said is read off the reply, so the
+        next turn's prompt lists them as said (with an empty list, Qwen2.5-1.5B sent one
+        message three turns running). No claims: a reply can name a fact's words and
+        still turn it around ("I don't mind the noise")."""
         if isinstance(output, SeekerAnswer):
             return output
-        return SeekerAnswer(answer=output.answer, has_preference=output.has_preference)  # type: ignore[attr-defined]
+        said = facts_said(output.answer, inputs.facts)  # type: ignore[attr-defined]
+        return SeekerAnswer(answer=output.answer, has_preference=output.has_preference,  # type: ignore[attr-defined]
+                            fact_key=said[0] if said else None, fact_keys=said)
 
     def __init__(self, llm: object | None = None, role: str = "seeker", *, encoder: object | None = None,
                  threshold: float = 0.35, dont_know_rate: float = 0.1, wording_mix: tuple[float, float] = (0.2, 0.2)):

@@ -15,7 +15,7 @@ import pytest
 
 from crsim_testing import run_llm_episode
 from openai_stub_server import (
-    SCRIPTED,
+    SEEKER_REPLIES,
     Reply,
     always,
     crsim_responder,
@@ -29,7 +29,6 @@ from agents.llm import backends
 from environments.models import Role, TerminationReason
 
 BACKENDS = ["openai", "litellm"]
-SEEKER_TEXT = SCRIPTED["seeker_answer"]["answer"]
 
 
 def make_model(backend: str, url: str, **settings):
@@ -79,7 +78,7 @@ def test_timeout_is_a_failed_step_not_a_hang(backend, openai_stub, tiny_catalog,
     assert episode.termination is TerminationReason.max_turns
     failed = [c for c in episode.llm_calls if not c.ok]
     assert [c.step for c in failed] == ["summarize_reviews"] and "Timeout" in failed[0].error
-    assert seeker_texts(episode) == [SEEKER_TEXT, SEEKER_TEXT]  # the other steps still used the LLM
+    assert seeker_texts(episode) == SEEKER_REPLIES[:2]  # the other steps still used the LLM
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -90,7 +89,7 @@ def test_malformed_answer_is_repaired(backend, openai_stub, tiny_catalog, hash_e
                               hash_encoder).episode
     answers = [c for c in episode.llm_calls if c.step == "seeker_answer"]
     assert [(c.ok, c.repaired) for c in answers] == [(False, False), (True, True), (True, False)]
-    assert seeker_texts(episode) == [SEEKER_TEXT, SEEKER_TEXT]
+    assert seeker_texts(episode) == SEEKER_REPLIES[:2]
     repair = openai_stub.completions[2].json["messages"]  # summarize, broken answer, repair
     assert repair[-2] == {"role": "assistant", "content": "Sure! {answer: spicy"}
 

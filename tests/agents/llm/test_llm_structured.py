@@ -129,6 +129,15 @@ async def test_schema_mismatch_is_repaired_naming_the_field() -> None:
     assert "'reason': Field required" in model.calls[1][-1].content
 
 
+async def test_a_well_formed_answer_the_check_rejects_is_repaired_with_the_checks_reason() -> None:
+    model = scripted('{"score": 9, "reason": "wow"}', '{"score": 5, "reason": "wow"}')
+    result, recorder = await run(model, check=lambda r: "score must be 1-5" if r.score > 5 else None)
+    assert result.score == 5
+    assert "score must be 1-5" in model.calls[1][-1].content
+    assert [(r.ok, r.repaired, r.error) for r in recorder.records] == [
+        (False, False, "score must be 1-5"), (True, True, None)]
+
+
 async def test_malformed_twice_fails() -> None:
     model = scripted("I think it's a 4.", "Really, a 4!")
     with recording() as recorder:

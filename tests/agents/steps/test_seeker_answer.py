@@ -1,0 +1,46 @@
+"""The seeker answer step's LLM side: what it reads off a model's reply, and what it refuses."""
+
+from __future__ import annotations
+
+from agents.steps.seeker_answer import AnswerInput, Fact, SeekerAnswerStep, SeekerReplyText, facts_said
+from environments.models import Role, Turn
+
+FACTS = [Fact("cuisine", "cuisine: mexican", "Mexican, please."),
+         Fact("price", "price range: cheap", "Something cheap."),
+         Fact("room", "room: room quiet (room quiet)", "A quiet room."),
+         Fact("tone", "tone: warm tone", "A warm tone.")]
+
+
+def inputs(*seeker_said: str) -> AnswerInput:
+    dialogue = []
+    for text in seeker_said:
+        dialogue += [Turn(index=len(dialogue), role=Role.recommender, text="What are you after?"),
+                     Turn(index=len(dialogue) + 1, role=Role.seeker, text=text)]
+    return AnswerInput(question="Anything else?", facts=FACTS, stated=frozenset(), dialogue=dialogue,
+                       item_noun="restaurants", target_title="Place 02")
+
+
+def test_the_facts_a_reply_states_are_read_off_its_words():
+    assert facts_said("I'm after Mexican, somewhere cheap and quiet.", FACTS) == ["cuisine", "price", "room"]
+    assert facts_said("a warm sound, please", FACTS) == ["tone"]  # the aspect's own word is not needed
+    assert facts_said("Mexi food", FACTS) == []  # whole words only
+
+
+def test_a_models_reply_becomes_an_answer_whose_facts_count_as_stated():
+    answer = SeekerAnswerStep().accept(SeekerReplyText(answer="Cheap Mexican would be great", has_preference=True),
+                                       inputs())
+    assert answer.fact_keys == ["cuisine", "price"] and answer.fact_key == "cuisine"
+    assert answer.claims == []  # words are not a claim: "I don't mind the noise" names noise too
+
+
+def test_a_reply_already_sent_is_refused_and_a_new_one_is_not():
+    step = SeekerAnswerStep()
+    said = inputs("I'm looking for Mexican restaurants that are cheap and quiet.")
+    again = SeekerReplyText(answer="I'm looking for Mexican restaurants that are cheap and quiet!", has_preference=True)
+    longer = SeekerReplyText(answer="I'm looking for Mexican restaurants that are cheap and quiet. Also parking.",
+                             has_preference=True)
+    new = SeekerReplyText(answer="Somewhere cheap, I'd say.", has_preference=True)
+    assert "repeats a message you already sent" in step.check(again, said)
+    assert step.check(longer, said)  # the earlier message inside a longer one is still a repeat
+    assert step.check(new, said) is None
+    assert step.check(again, inputs()) is None  # nothing sent yet
