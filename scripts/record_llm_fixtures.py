@@ -33,6 +33,8 @@ sys.path.append(str(ROOT / "tests"))
 RECORDINGS: dict[str, tuple[str, list[str]]] = {
     "seeker_answer": ("seeker", ["recommender=bm25", "episodes=2", "max_turns=3"]),
     "sniprec_query": ("recommender", ["recommender=sniprec", "episodes=2", "max_turns=2"]),
+    # the offline seeker asks about shown items often, so the recommender's answer step runs
+    "item_answer": ("recommender", ["recommender=bm25", "episodes=2", "max_turns=4", "seeker.ask_rate=0.8"]),
 }
 COMMON = ["environment.target_pool_size=10", "progress=false"]
 
@@ -57,8 +59,10 @@ def main() -> None:
         for name in args.only:
             run_dir = Path(scratch) / name
             llm = ["local", f"model={args.model}", f"n_threads={args.threads}", "cache=false"]
+            # an empty cache of its own: a step's cached output (SnipRec's item snippets) would leave
+            # its calls out of the recording, and the replaying test, on a fresh cache, would miss them
             subprocess.run([sys.executable, "-m", "simulators.cli.main", "run", *overrides(name, catalog, llm),
-                            f"hydra.run.dir={run_dir}"], check=True)
+                            f"cache_dir={Path(scratch) / 'cache'}", f"hydra.run.dir={run_dir}"], check=True)
             target = FIXTURES / name
             target.mkdir(parents=True, exist_ok=True)
             for file in ("llm_calls.jsonl", "episodes.jsonl"):

@@ -98,6 +98,7 @@ def crsim(*args: str, cwd: Path | None = None, env: dict | None = None) -> subpr
 
 
 SCRIPTED_SEEKER = ["SCRIPTED: something spicy", "SCRIPTED: near the river", "SCRIPTED: not too loud"]
+SCRIPTED_QUESTIONS = ["SCRIPTED: which cuisine?", "SCRIPTED: how loud?", "SCRIPTED: what budget?"]
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -108,6 +109,7 @@ class ScriptedChatModel(BaseChatModel):
     broken_seeker: bool = False
     calls: int = 0
     seeker_calls: int = 0
+    questions: int = 0
     prompts: list[str] = []
 
     @property
@@ -121,8 +123,10 @@ class ScriptedChatModel(BaseChatModel):
         self.prompts.append(system)
         if "summarise customer reviews" in system:
             answer = json.dumps({"summary": "Reviewers loved the food."})
-        elif "conversational recommender" in system:
-            answer = json.dumps({"question": "SCRIPTED: which cuisine?", "aspect": "cuisine"})
+        elif "conversational recommender" in system:  # a new question each turn, as for the seeker
+            self.questions += 1
+            question = SCRIPTED_QUESTIONS[(self.questions - 1) % len(SCRIPTED_QUESTIONS)]
+            answer = json.dumps({"question": question, "aspect": "cuisine"})
         elif self.broken_seeker:
             answer = "I think... {not json"
         else:  # a new reply each turn, as the seeker step refuses one it already sent

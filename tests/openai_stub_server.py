@@ -188,12 +188,14 @@ def step_of(request: dict[str, Any]) -> str | None:
 # The seeker's reply on its first, second, ... turn: the seeker step refuses a message it
 # already sent, as a person does not send one twice.
 SEEKER_REPLIES = [SCRIPTED["seeker_answer"]["answer"], "STUB: near the river, please.", "STUB: not too loud."]
+# The recommender's question likewise: the clarify step refuses one it already asked.
+QUESTIONS = [SCRIPTED["clarify_question"]["question"], "STUB: how loud may it be?", "STUB: what budget?"]
 
 
-def seeker_turn(request: dict[str, Any]) -> int:
-    """How many messages the seeker has sent in the dialogue the request quotes."""
+def turns_of(request: dict[str, Any], role: str) -> int:
+    """How many messages `role` has sent in the dialogue the request quotes."""
     text = " ".join(str(m.get("content", "")) for m in request.get("messages") or [] if m.get("role") == "user")
-    return text.count("\nseeker: ")
+    return text.count(f"\n{role}: ")
 
 
 def crsim_responder(overrides: dict[str, Responder] | None = None) -> Responder:
@@ -205,8 +207,11 @@ def crsim_responder(overrides: dict[str, Responder] | None = None) -> Responder:
         if step in overrides:
             return overrides[step](request)
         if step == "seeker_answer":
-            reply = SEEKER_REPLIES[seeker_turn(request) % len(SEEKER_REPLIES)]
+            reply = SEEKER_REPLIES[turns_of(request, "seeker") % len(SEEKER_REPLIES)]
             return json.dumps({**SCRIPTED[step], "answer": reply})
+        if step == "clarify_question":  # the greeting is a recommender line too
+            question = QUESTIONS[(turns_of(request, "recommender") - 1) % len(QUESTIONS)]
+            return json.dumps({**SCRIPTED[step], "question": question})
         return json.dumps(SCRIPTED.get(step, {"text": "STUB: unknown prompt"}))
 
     return respond

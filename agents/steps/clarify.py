@@ -25,7 +25,7 @@ from functools import cache
 from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep
-from agents.steps.text import display_name, pick, render_dialogue
+from agents.steps.text import display_name, normalised, pick, render_dialogue
 from environments.models import Item, Role, Turn
 from environments.search.aspect_text import tokens
 from environments.search.aspects import AspectVocabulary
@@ -158,6 +158,9 @@ def _repeats_attribute(mined: str, attributes: tuple[str, ...]) -> bool:
     return any(words & {w.rstrip("s") for w in tokens(display_name(a))} for a in attributes)
 
 
+REPEATED_QUESTION = "you already asked this question; ask about something else"
+
+
 class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
     name = "clarify_question"
     prompt_name = "clarify_question"
@@ -265,6 +268,15 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
                             (aspect.name, values, mined.presence(aspect.name, item_id, self.reviews_read)))
             table = self._mined[id(mined)] = (mined, by_item)
         return table[1]
+
+    def check(self, output: BaseModel, inputs: ClarifyInput) -> str | None:
+        """A question already asked, word for word, is refused (Qwen2.5-1.5B asked one twice
+        running); asking about an aspect again in other words is the prompt's business."""
+        question = normalised(getattr(output, "question", ""))
+        asked = [normalised(t.text) for t in inputs.dialogue if t.role == Role.recommender]
+        if question and any(question in earlier for earlier in asked):
+            return REPEATED_QUESTION
+        return None
 
     def prompt_variables(self, inputs: ClarifyInput) -> dict[str, object]:
         mined = inputs.mined

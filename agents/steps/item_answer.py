@@ -486,4 +486,6 @@ async def answer_first(step: ItemAnswerStep | None, observation: Any, catalog: C
     if not answer.answer:
         return question
     metadata["answered"] = answer.item_id
-    return f"{answer.answer} {question}" if question else answer.answer
+    said = answer.answer.rstrip()
+    said = said if said[-1:] in (".", "!", "?") else f"{said}."  # a model may leave the full stop off
+    return f"{said} {question}" if question else said

@@ -32,7 +32,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep
-from agents.steps.text import pick, render_dialogue
+from agents.steps.text import normalised, pick, render_dialogue
 from environments.models import Role, Turn
 
 NOT_THAT_BUT = (
@@ -100,6 +100,8 @@ class SeekerAnswer(BaseModel):
                                           description="[aspect, value, +1/-1] per stated preference, if known.")
 
 
+REPEATED_REPLY = "the reply repeats a message you already sent; answer the latest question with something new"
+
 # A chat message, not an essay: with a grammar from the schema a model cannot run past it
 # (a 1.5B model repeating one sentence until its token cap cut the JSON off).
 MAX_REPLY_CHARS = 200
@@ -112,10 +114,6 @@ class SeekerReplyText(BaseModel):
 
     answer: str = Field(description="The seeker's reply.", max_length=MAX_REPLY_CHARS)
     has_preference: bool = Field(description="False when the reply states no preference.")
-
-
-def _normalised(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9']+", text.lower()))
 
 
 def facts_said(text: str, facts: Sequence[Fact]) -> list[str]:
@@ -154,10 +152,10 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
     def check(self, output: BaseModel, inputs: AnswerInput) -> str | None:
         """A person does not send a message twice; Qwen2.5-1.5B copied its first reply into the
         next turns whatever the prompt said (three prompt wordings tried)."""
-        reply = _normalised(getattr(output, "answer", ""))
-        earlier = [_normalised(t.text) for t in inputs.dialogue if t.role == Role.seeker]
+        reply = normalised(getattr(output, "answer", ""))
+        earlier = [normalised(t.text) for t in inputs.dialogue if t.role == Role.seeker]
         if reply and any(reply == said or (len(said) > 20 and said in reply) for said in earlier):
-            return "the reply repeats a message you already sent; answer the latest question with something new"
+            return REPEATED_REPLY
         return None
 
     def accept(self, output: BaseModel, inputs: AnswerInput) -> SeekerAnswer:

@@ -30,6 +30,11 @@ def fill_form(form: str, **values: str) -> str:
     return form.format(**values, **{capitalised(key): capitalised(value) for key, value in values.items()})
 
 
+def normalised(text: str) -> str:
+    """Lower-case words only, for comparing messages ("Cheap, please!" == "cheap please")."""
+    return " ".join(re.findall(r"[a-z0-9']+", text.lower()))
+
+
 def display_name(key: str) -> str:
     return key.replace("_", " ").strip()
 

@@ -44,6 +44,7 @@ QUANTIZED_MODEL = "minilm-q8"  # the name `get_encoder` and `embedding_model=` a
 GRAPH_VERSION = 2  # bump when `build_graph` changes: the graph's file and every matrix key move
 MAX_TOKENS = 256  # MiniLM's own limit, as the other MiniLM encoders truncate
 HIDDEN, HEADS = 384, 12
+CHUNK = 64  # texts a thread tokenises and runs before reporting progress
 # onnxruntime's CPU SkipLayerNormalization kernel took 28% of a pass here, the Add and
 # LayerNormalization it replaces 6%: one pass of a 60-word-piece text 4.1 -> 3.3 ms.
 UNFUSED = ["SkipLayerNormFusion"]
@@ -133,9 +134,6 @@ class QuantizedMiniLM(TextEncoder):
                     progress(done)
         norms = np.linalg.norm(rows, axis=1, keepdims=True)
         return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
-
-
-CHUNK = 64  # texts a thread tokenises and runs before reporting progress
 
 
 def build_graph_in_child(target: Path) -> None:

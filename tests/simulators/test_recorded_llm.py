@@ -36,7 +36,7 @@ def _texts(episodes: list[dict]) -> dict[str, list[str]]:
 
 
 def test_there_are_recordings_and_they_are_of_a_real_model():
-    assert {"seeker_answer", "sniprec_query"} <= set(RECORDINGS)
+    assert {"seeker_answer", "sniprec_query", "item_answer"} <= set(RECORDINGS)
     for name in RECORDINGS:
         calls = _lines(FIXTURES / name / "llm_calls.jsonl")
         assert calls and {call["model"] for call in calls} == {"local:qwen2.5-1.5b.gguf"}

@@ -17,6 +17,8 @@ from crsim_testing import run_llm_episode  # noqa: E402
 
 from agents.llm.local import local  # noqa: E402
 from environments.models import TerminationReason  # noqa: E402
+from agents.steps.clarify import REPEATED_QUESTION  # noqa: E402
+from agents.steps.seeker_answer import REPEATED_REPLY  # noqa: E402
 
 
 @pytest.mark.slow
@@ -41,4 +43,6 @@ def test_json_schema_grammar_makes_smollm2_answer_in_the_schema(tiny_catalog, ha
     assert outcome.episode.termination is TerminationReason.max_turns, outcome.episode.error
     first_tries = [r for r in outcome.llm_calls if r.attempt == 0]
     assert first_tries and all(r.params.get("structured_output") == "json_schema" for r in first_tries)
-    assert sum(r.ok for r in first_tries) >= len(first_tries) - 1, [r.error for r in first_tries if not r.ok]
+    # in the schema: usable, or refused only for repeating itself (a rule of the step, not of the schema)
+    in_schema = [r.ok or r.error in (REPEATED_REPLY, REPEATED_QUESTION) for r in first_tries]
+    assert sum(in_schema) >= len(first_tries) - 1, [r.error for r in first_tries if not r.ok]
