@@ -97,6 +97,19 @@ def crsim(*args: str, cwd: Path | None = None, env: dict | None = None) -> subpr
                           capture_output=True, text=True, timeout=900)
 
 
+# Reviews and queries whose nearest neighbours differ: encoder tests compare an encoder's
+# neighbours with the full MiniLM's on them (agreement that is not trivial).
+ENCODER_TEXTS = [
+    "The lamb kebab was tender and cheap.",
+    "Our waiter ignored us for twenty minutes.",
+    "Quiet enough to talk over dinner.",
+    "Loud music, you have to shout across the table.",
+    "pizza",
+    "The pastry case by the door has the best croissants in town, flaky and buttery every single morning.",
+]
+ENCODER_QUERIES = ["somewhere calm for a conversation", "slow, inattentive service", "good grilled meat",
+                   "a bakery for breakfast", "flatbread with cheese and tomato"]
+
 SCRIPTED_SEEKER = ["SCRIPTED: something spicy", "SCRIPTED: near the river", "SCRIPTED: not too loud"]
 SCRIPTED_QUESTIONS = ["SCRIPTED: which cuisine?", "SCRIPTED: how loud?", "SCRIPTED: what budget?"]
 

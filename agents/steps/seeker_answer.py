@@ -24,7 +24,6 @@ conversation. The LLM path gets the facts as a list and the same instructions.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -119,11 +118,11 @@ class SeekerReplyText(BaseModel):
 def facts_said(text: str, facts: Sequence[Fact]) -> list[str]:
     """Keys of the facts whose value words all occur in `text` ("price range: cheap" in "somewhere
     cheap"); words of the aspect's own name do not count ("room: room quiet" needs "quiet")."""
-    words = set(re.findall(r"[a-z0-9]+", text.lower()))
+    words = set(normalised(text).split())
     said = []
     for fact in facts:
-        aspect, _, value = fact.match_text.lower().rpartition(": ")
-        wanted = {w for w in re.findall(r"[a-z0-9]+", value) if len(w) > 2} - set(re.findall(r"[a-z0-9]+", aspect))
+        aspect, _, value = fact.match_text.rpartition(": ")
+        wanted = {w for w in normalised(value).split() if len(w) > 2} - set(normalised(aspect).split())
         if wanted and wanted <= words:
             said.append(fact.key)
     return said

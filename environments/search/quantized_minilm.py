@@ -37,7 +37,8 @@ import numpy as np
 from environments.errors import CrsimError
 from environments.search.cache import cache_dir_for, content_key, write_file_atomic
 from environments.search.embeddings import (
-    BULK_THREADS, DEFAULT_MEMO_SIZE, DEFAULT_MODEL_PACKAGE, TextEncoder, _default_model_path,
+    BULK_THREADS, DEFAULT_MEMO_SIZE, DEFAULT_MODEL_PACKAGE, TextEncoder, _default_model_path, run_parts,
+    unit_rows,
 )
 
 QUANTIZED_MODEL = "minilm-q8"  # the name `get_encoder` and `embedding_model=` accept
@@ -92,7 +93,7 @@ class QuantizedMiniLM(TextEncoder):
 
     def _forward(self, model: Any, texts: list[str], show_progress: bool = False, *,
                  bulk: bool = False) -> np.ndarray:
-        return self._rows(model, texts, threads=BULK_THREADS if bulk else 1)
+        return self._rows(model, texts, threads=1)  # memo misses, per turn; bulk lists: encode_uncached
 
     def encode_uncached(self, texts: Sequence[str], *, show_progress: bool = False,
                         progress: Callable[[int], object] | None = None) -> np.ndarray:
@@ -119,21 +120,8 @@ class QuantizedMiniLM(TextEncoder):
                 rows[start + offset] = hidden[0].mean(axis=0)
             return len(chunk)
 
-        starts = range(0, len(texts), CHUNK)
-        if threads > 1 and len(texts) > CHUNK:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(threads, thread_name_prefix="crsim-embed") as pool:
-                for done in pool.map(run, starts):
-                    if progress is not None:
-                        progress(done)
-        else:
-            for start in starts:
-                done = run(start)
-                if progress is not None:
-                    progress(done)
-        norms = np.linalg.norm(rows, axis=1, keepdims=True)
-        return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+        run_parts(run, range(0, len(texts), CHUNK), threads, progress)
+        return unit_rows(rows)
 
 
 def build_graph_in_child(target: Path) -> None:

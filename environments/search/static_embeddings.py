@@ -32,6 +32,7 @@ from environments.search.cache import cache_dir_for, content_key, write_file_ato
 from environments.search.dense import save_npy
 from environments.search.embeddings import (
     BULK_THREADS, DEFAULT_MEMO_SIZE, DEFAULT_MODEL_PACKAGE, TextEncoder, _default_model_path, torch_threads,
+    unit_rows,
 )
 
 STATIC_MODEL = "static"  # the name `get_encoder` and `embedding_model=` accept
@@ -122,5 +123,4 @@ class StaticEncoder(TextEncoder):
         if ids.size:
             starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])[nonempty]
             vectors[nonempty] = np.add.reduceat(table[ids], starts, axis=0)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+        return unit_rows(vectors)

@@ -7,22 +7,13 @@ from importlib import metadata
 
 import numpy as np
 import pytest
+from crsim_testing import ENCODER_QUERIES as QUERIES
+from crsim_testing import ENCODER_TEXTS as TEXTS
 
 from environments.errors import CrsimError
 from environments.search import encoders, onnx_embeddings
 from environments.search.encoders import get_encoder
 from environments.search.onnx_embeddings import OnnxEncoder
-
-TEXTS = [
-    "The lamb kebab was tender and cheap.",
-    "Our waiter ignored us for twenty minutes.",
-    "Quiet enough to talk over dinner.",
-    "Loud music, you have to shout across the table.",
-    "pizza",
-    "The pastry case by the door has the best croissants in town, flaky and buttery every single morning.",
-]
-QUERIES = ["somewhere calm for a conversation", "slow, inattentive service", "good grilled meat",
-           "a bakery for breakfast", "flatbread with cheese and tomato"]
 
 
 def test_vectors_match_the_full_minilm_and_keep_input_order():

@@ -6,22 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from crsim_testing import ENCODER_QUERIES as QUERIES
+from crsim_testing import ENCODER_TEXTS as TEXTS
 
 from environments.errors import CrsimError
 from environments.search import quantized_minilm
 from environments.search.encoders import get_encoder
 from environments.search.quantized_minilm import QuantizedMiniLM
-
-TEXTS = [
-    "The lamb kebab was tender and cheap.",
-    "Our waiter ignored us for twenty minutes.",
-    "Quiet enough to talk over dinner.",
-    "Loud music, you have to shout across the table.",
-    "pizza",
-    "The pastry case by the door has the best croissants in town, flaky and buttery every single morning.",
-]
-QUERIES = ["somewhere calm for a conversation", "slow, inattentive service", "good grilled meat",
-           "a bakery for breakfast", "flatbread with cheese and tomato"]
 
 
 @pytest.fixture(scope="module")
