@@ -1,6 +1,6 @@
 """The LLM step report: every prompt step on real inputs from offline runs, with one model.
 
-    python scripts/bench_llm_steps.py --llm local model=qwen2.5-1.5b n_threads=2 --per-step 20
+    python scripts/bench_llm_steps.py --llm qwen2.5-1.5b --per-step 20       # conf/llm/qwen2.5-1.5b.yaml
     python scripts/bench_llm_steps.py --llm openai model=gpt-4o-mini          # with a key
     python scripts/bench_llm_steps.py --llm openai base_url=http://127.0.0.1:8000/v1 model=m
 
@@ -37,7 +37,16 @@ def main() -> None:
     args = parser.parse_args()
     llm, _config = compose_llm(args.llm[0], args.llm[1:])  # its backend's own cache makes a re-run free
     started = time.perf_counter()
-    results, missing = step_report(llm, sources=args.sources, per_step=args.per_step, steps=args.steps)
+
+    def write(results: list, missing: list[str] | None = None) -> None:  # after every step: nothing finished is lost
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"llm": args.llm, "per_step": args.per_step, "rows": [r.row() for r in results],
+                                        "missing": missing, "examples": {r.step: r.examples for r in results},
+                                        "minutes": round((time.perf_counter() - started) / 60, 1)}, indent=1) + "\n")
+
+    results, missing = step_report(llm, sources=args.sources, per_step=args.per_step, steps=args.steps,
+                                   on_result=write)
+    write(results, missing)
     rows = [r.row() for r in results]
     header = list(rows[0]) if rows else []
     print(" | ".join(header))
@@ -45,12 +54,7 @@ def main() -> None:
         print(" | ".join("-" if v is None else str(v) for v in row.values()))
     if missing:
         print(f"no offline input captured for: {', '.join(missing)}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"llm": args.llm, "per_step": args.per_step, "rows": rows, "missing": missing,
-                                    "examples": {r.step: r.examples for r in results},
-                                    "minutes": round((time.perf_counter() - started) / 60, 1)}, indent=1) + "\n")
     print(f"wrote {args.out}")
-
 
 if __name__ == "__main__":
     main()

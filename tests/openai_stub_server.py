@@ -97,7 +97,7 @@ STEP_MARKERS = {
     "shopping_single_pass": "scriptwriter for shopping",
     "shopping_extract_query": "search query from a shopping conversation",
     "crag_extract": "You pick out every title",
-    "crag_link_reflect": "were matched to a catalog",
+    "crag_link_reflect": "in a message to a catalog",
     "crag_context_reflect": "collaborative filtering produced",
     "crag_recommend": "You compile a list of",
     "crag_infer": "has not named any",
@@ -142,7 +142,7 @@ SCRIPTED = {
                                "unwanted": [], "optional": []},
     # CRAG's steps; titles are films of tests/agents/steps/fixtures/linking_movies.jsonl
     "crag_extract": {"mentions": [{"name": "Insidious", "attitude": 2}]},
-    "crag_link_reflect": {"decisions": []},
+    "crag_link_reflect": {"choices": []},
     "crag_context_reflect": {"judgements": []},
     "crag_recommend": {"titles": ["Annabelle", "Hereditary", "Scream", "A Quiet Place", "The Conjuring 2"]},
     "crag_infer": {"titles": ["The Conjuring", "Insidious"]},

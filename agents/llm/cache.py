@@ -35,6 +35,7 @@ from agents.llm.parsing import content_to_text
 from agents.llm.wrapping import WrappedChatModel
 
 CACHE_HIT_KEY = "crsim_cache_hit"  # in response_metadata: True when served from disk
+GENERATION_KEY = "crsim_generation_s"  # in response_metadata: seconds the model took, kept with the answer
 DB_FILE = "responses.sqlite3"
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
@@ -138,8 +139,9 @@ class CachedChatModel(WrappedChatModel):
         stored = self.store.get(key)
         if stored is not None:
             return _result(stored, hit=True)
+        started = time.perf_counter()
         answer = self.inner.invoke(messages, stop=stop, **kwargs)
-        keep, result = _split(answer)
+        keep, result = _split(answer, time.perf_counter() - started)
         if keep is not None:
             self.store.put(key, self.model_name, keep)
         return result
@@ -150,17 +152,20 @@ class CachedChatModel(WrappedChatModel):
         stored = self.store.get(key)  # a read on this thread's open connection: ~tens of µs
         if stored is not None:
             return _result(stored, hit=True)
+        started = time.perf_counter()
         answer = await self.inner.ainvoke(messages, stop=stop, **kwargs)
-        keep, result = _split(answer)
+        keep, result = _split(answer, time.perf_counter() - started)
         if keep is not None:
             await asyncio.to_thread(self.store.put, key, self.model_name, keep)
         return result
 
 
-def _split(answer: BaseMessage) -> tuple[dict[str, Any] | None, ChatResult]:
-    """(what to store, or None for an empty completion; the result to return now)."""
+def _split(answer: BaseMessage, seconds: float) -> tuple[dict[str, Any] | None, ChatResult]:
+    """(what to store, or None for an empty completion; the result to return now). The
+    generation time is stored too, so a report re-run from the cache still knows what a call cost."""
     tool_calls = list(getattr(answer, "tool_calls", None) or [])
-    metadata = {k: v for k, v in answer.response_metadata.items() if k != CACHE_HIT_KEY}
+    metadata = {**{k: v for k, v in answer.response_metadata.items() if k != CACHE_HIT_KEY},
+                GENERATION_KEY: round(seconds, 3)}
     stored = {
         "content": answer.content,
         "additional_kwargs": dict(answer.additional_kwargs),

@@ -44,6 +44,8 @@ class LLMCallRecord(BaseModel):
     output_tokens: int | None = Field(default=None, description="Completion tokens, if reported.")
     params: dict[str, Any] = Field(default_factory=dict, description="Generation parameters in the hash.")
     cache_hit: bool = Field(default=False, description="Served from the response cache, not the model.")
+    generation_s: float | None = Field(default=None, description="Seconds the model took to write the answer; on "
+                                       "a cache hit, when it was first written (None: not known).")
     cost_usd: float | None = Field(default=None, description="USD from litellm's price table; None if unpriced.")
 
     def summary(self) -> LLMCallSummary:

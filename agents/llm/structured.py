@@ -61,11 +61,22 @@ def http_status(exc: BaseException) -> int | None:
     return None
 
 
+def model_schema(output_model: type[BaseModel]) -> dict[str, Any]:
+    """The schema a model is shown: field descriptions kept, pydantic's titles and the
+    models' own descriptions (class docstrings, written for developers) dropped: a 1.5B model
+    copied a docstring into its answer ("The model fills: no `weights` ...")."""
+    schema = output_model.model_json_schema()
+    schema.pop("description", None)
+    for definition in schema.get("$defs", {}).values():
+        definition.pop("description", None)
+    return _strip_titles(schema)
+
+
 @lru_cache(maxsize=256)
 def json_instruction(output_model: type[BaseModel]) -> str:
     """The request for a bare JSON object, with the output model's compact schema."""
     schema = json.dumps(
-        _strip_titles(output_model.model_json_schema()),
+        model_schema(output_model),
         separators=(",", ":"),
         ensure_ascii=False,
     )
@@ -92,7 +103,7 @@ def response_format_for(mode: str | None, output_model: type[BaseModel]) -> dict
     if mode == "json_object":
         return {"type": "json_object"}
     if mode == "json_schema":
-        schema = _strip_titles(output_model.model_json_schema())
+        schema = model_schema(output_model)
         return {"type": "json_schema",
                 "json_schema": {"name": output_model.__name__, "schema": schema, "strict": False}}
     raise ValueError(f"structured_output must be one of {STRUCTURED_OUTPUT_MODES} or null, got {mode!r}")
@@ -246,7 +257,9 @@ async def _complete(
     record.input_tokens = usage.get("input_tokens")
     record.output_tokens = usage.get("output_tokens")
     record.response = content_to_text(getattr(answer, "content", answer))
-    record.cache_hit = bool((getattr(answer, "response_metadata", None) or {}).get("crsim_cache_hit"))
+    metadata = getattr(answer, "response_metadata", None) or {}
+    record.cache_hit = bool(metadata.get("crsim_cache_hit"))
+    record.generation_s = metadata.get("crsim_generation_s", None if record.cache_hit else record.latency_s)
     if record.cache_hit:
         record.cost_usd = 0.0
     elif budget is not None:

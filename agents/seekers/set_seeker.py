@@ -35,6 +35,7 @@ from functools import partial
 from typing import Any
 
 from agents.base import GraphAgent, agent_from_function
+from agents.steps.base import capturing, note_step_inputs
 from agents.steps.playlist import PlaylistSeekerStep, SeekerInput, SeekerMove, brief_text
 from agents.steps.seeker_talk import ORDINALS
 from agents.steps.value_lexicon import Feature, ValueLexicon
@@ -67,19 +68,26 @@ class SetSeeker:
     def __init__(self, lexicon: ValueLexicon, words: dict[str, dict[str, list[str]]], min_share: float = 0.5):
         self.lexicon, self.words, self.min_share = lexicon, words, min_share
 
-    async def respond_with(self, step: PlaylistSeekerStep, observation: Any) -> SeekerReply:
-        """The model's reply, with the rule-based one as its fallback."""
-        rule = self.respond(observation)
+    @staticmethod
+    def step_input(observation: Any, rule: SeekerReply) -> SeekerInput:
+        """What the model is given: the brief, the screen, and the rule-based move as its fallback."""
         shown, playlist = list(observation.shown), list(observation.item_set)
         number = {card.id: n for n, card in enumerate(shown, 1)}
         in_set = {card.id: n for n, card in enumerate(playlist, 1)}
         fallback = SeekerMove(text=rule.text, like=[number[i] for i, k in rule.feedback.items() if k == "like"],
                               dislike=[number[i] for i, k in rule.feedback.items() if k == "dislike"],
                               remove=[in_set[i] for i in rule.remove], done=rule.accept)
-        move = await step.run(SeekerInput(brief_text(observation.profile), observation.dialogue, playlist, shown,
-                                          observation.profile.size, fallback))
-        if move is fallback:
+        return SeekerInput(brief_text(observation.profile), observation.dialogue, playlist, shown,
+                           observation.profile.size, fallback)
+
+    async def respond_with(self, step: PlaylistSeekerStep, observation: Any) -> SeekerReply:
+        """The model's reply, with the rule-based one as its fallback."""
+        rule = self.respond(observation)
+        inputs = self.step_input(observation, rule)
+        move = await step.run(inputs)
+        if move is inputs.fallback:
             return rule
+        shown, playlist = inputs.shown, inputs.playlist
         ignored: list[int] = []
         feedback = {}
         for kind, numbers in (("like", move.like), ("dislike", move.dislike)):
@@ -215,7 +223,13 @@ def build(catalog: Catalog, llm: Any | None = None, *, min_share: float = 0.5) -
     """Hydra factory for `seeker=set_seeker` and `seeker=set_seeker_free` (which one is the
     environment's `disclose`)."""
     seeker = SetSeeker(*lexicon_for(catalog), min_share)
-    if llm is None:
-        return agent_from_function(Role.seeker.value, seeker.respond)
     step = PlaylistSeekerStep(llm, Role.seeker.value)
+    if llm is None:
+        def respond(observation: Any) -> SeekerReply:
+            rule = seeker.respond(observation)
+            if capturing():  # the step report measures the model on what this seeker saw
+                note_step_inputs(step, seeker.step_input(observation, rule))
+            return rule
+
+        return agent_from_function(Role.seeker.value, respond)
     return agent_from_function(Role.seeker.value, partial(seeker.respond_with, step))

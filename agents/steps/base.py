@@ -36,6 +36,19 @@ def capture_steps() -> Iterator[list[tuple[Any, Any]]]:
         _CAPTURED.reset(token)
 
 
+def note_step_inputs(step: Any, inputs: Any) -> None:
+    """Record inputs a step is given without going through `run` (a cache hit, an offline
+    shortcut), so the step report sees them too; nothing happens outside `capture_steps`."""
+    captured = _CAPTURED.get()
+    if captured is not None:
+        captured.append((step, inputs))
+
+
+def capturing() -> bool:
+    """Whether a `capture_steps` block is active (to skip building inputs nobody will read)."""
+    return _CAPTURED.get() is not None
+
+
 class LanguageStep(ABC, Generic[I, O]):
     name: ClassVar[str]
     prompt_name: ClassVar[str]
@@ -60,7 +73,7 @@ class LanguageStep(ABC, Generic[I, O]):
         try:
             output = await run_structured(
                 self.llm, load_prompt(self.prompt_name), self.prompt_variables(inputs),
-                self.llm_output_model or self.output_model, step=self.name, role=self.role,
+                self.answer_model(inputs), step=self.name, role=self.role,
                 check=lambda output: self.check(output, inputs),
             )
         except LLMStepError:
@@ -74,6 +87,11 @@ class LanguageStep(ABC, Generic[I, O]):
     @abstractmethod
     def prompt_variables(self, inputs: I) -> dict[str, Any]:
         """Values for the placeholders of the step's prompt file."""
+
+    def answer_model(self, inputs: I) -> type[BaseModel]:
+        """The schema the model answers in: `llm_output_model` or `output_model`, or one shaped
+        by the inputs (a list as long as asked: a grammar-constrained model cannot run on)."""
+        return self.llm_output_model or self.output_model
 
     def check(self, output: BaseModel, inputs: I) -> str | None:
         """Why a well-formed LLM answer breaks a rule of the step (it is then repaired, and

@@ -11,11 +11,12 @@ and anything the model left out gets a stated default rather than vanishing sile
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from agents.steps.base import LanguageStep
 from agents.steps.entity_linking import LinkCandidates, TextLinker, tie_rule
@@ -33,6 +34,7 @@ class _ByTitle:
     punctuation ignored. Remakes sharing a name are told apart by the year when given."""
 
     def __init__(self, pairs: Sequence[tuple[str, object]]):
+        pairs = [(t.split(DESCRIBED)[0], v) for t, v in pairs]  # a title copied with its description
         self.full = {" ".join(title_tokens(t)): v for t, v in pairs}
         self.base = {" ".join(title_tokens(title_year(t)[0])): v for t, v in pairs}
 
@@ -45,6 +47,20 @@ class _ByTitle:
 
 def _bullets(titles: Sequence[str]) -> str:
     return "\n".join(f"- {t}" for t in titles) or "(none)"
+
+
+DESCRIBED = " — "  # between a title and its attributes in a list
+
+
+def described(items: Sequence[Item], attributes: int = 4) -> str:
+    """Items as a list with a few of their attributes ("- Northern Empire — genre: drama;
+    era: 2000s"): a model can judge a film it knows by its title, not an invented one."""
+    lines = []
+    for item in items:
+        shown = [f"{key.replace('_', ' ')}: {', '.join(map(str, value)) if isinstance(value, list) else value}"
+                 for key, value in list(item.attributes.items())[:attributes]]
+        lines.append(item.title + (DESCRIBED + "; ".join(shown) if shown else ""))
+    return _bullets(lines)
 
 
 # ------------------------------------------------------------------ extraction
@@ -93,6 +109,18 @@ class LinkDecisions(BaseModel):
     decisions: list[LinkDecision] = Field(default_factory=list)
 
 
+class TitleChoice(BaseModel):
+    name: str = Field(description="The name, as given.")
+    title: str = Field(description="The title it means, copied from its two options, or \"none\".")
+
+
+class TitleChoices(BaseModel):
+    """What the model answers: a title per name. Asked for the method's name instead, a small
+    model answered by position (the first name fuzzy, the second bm25: 2 of 20 right)."""
+
+    choices: list[TitleChoice] = Field(default_factory=list)
+
+
 @dataclass(frozen=True, slots=True)
 class ReflectLinksInput:
     text: str
@@ -107,6 +135,7 @@ class ReflectLinksStep(LanguageStep[ReflectLinksInput, LinkDecisions]):
     name = "crag_link_reflect"
     prompt_name = "crag_link_reflect"
     output_model = LinkDecisions
+    llm_output_model = TitleChoices
 
     def __init__(self, linker: TextLinker, llm: object | None = None, role: str = "recommender"):
         super().__init__(llm, role)
@@ -119,19 +148,34 @@ class ReflectLinksStep(LanguageStep[ReflectLinksInput, LinkDecisions]):
             decisions.append(LinkDecision(name=found.raw, method="none" if method == "both" else method))
         return LinkDecisions(decisions=decisions)
 
-    def prompt_variables(self, inputs: ReflectLinksInput) -> dict[str, object]:
-        def title(match: object) -> str:
-            return inputs.titles[match.item] if match is not None else "(no match)"  # type: ignore[attr-defined]
+    @staticmethod
+    def options(inputs: ReflectLinksInput, found: LinkCandidates) -> list[tuple[str, Method]]:
+        """A name's two matches as (title, method), in title order: the order says nothing
+        about the method, so a model that answers by position is not rewarded for it."""
+        matches = [(inputs.titles[m.item], method) for m, method in ((found.fuzzy, "fuzzy"), (found.bm25, "bm25"))
+                   if m is not None]
+        return sorted(matches)
 
-        lines = [f"- {f.raw} | fuzzy: {title(f.fuzzy)} | bm25: {title(f.bm25)}" for f in inputs.disagreements]
+    def prompt_variables(self, inputs: ReflectLinksInput) -> dict[str, object]:
+        lines = [f"- {f.raw}: " + " or ".join(f'"{title}"' for title, _ in self.options(inputs, f))
+                 for f in inputs.disagreements]
         return {"item_noun": inputs.item_noun, "text": inputs.text, "candidates": "\n".join(lines)}
 
-    def accept(self, output: LinkDecisions, inputs: ReflectLinksInput) -> LinkDecisions:
-        """One decision per disagreement, in order; a name the model skipped gets the tie rule."""
-        given = {d.name.strip().lower(): d for d in output.decisions}
+    def accept(self, output: TitleChoices, inputs: ReflectLinksInput) -> LinkDecisions:  # type: ignore[override]
+        """One decision per disagreement, in order: the method whose match is the title chosen
+        ("none" for a title that is neither); a name the model skipped gets the tie rule."""
+        given = {c.name.strip().lower(): c.title for c in output.choices}
         fallback = {d.name: d for d in self.offline(inputs).decisions}
-        return LinkDecisions(decisions=[given.get(f.raw.strip().lower(), fallback[f.raw])
-                                        for f in inputs.disagreements])
+        decisions = []
+        for found in inputs.disagreements:
+            chosen = given.get(found.raw.strip().lower())
+            if chosen is None:
+                decisions.append(fallback[found.raw])
+                continue
+            method = next((m for title, m in self.options(inputs, found)
+                           if title.strip().lower() == chosen.strip().lower()), "none")
+            decisions.append(LinkDecision(name=found.raw, method=method))
+        return LinkDecisions(decisions=decisions)
 
 
 # ------------------------------------------------------------------ context reflection
@@ -168,7 +212,7 @@ class ContextReflectStep(LanguageStep[ItemsInDialogue, Judgements]):
 
     def prompt_variables(self, inputs: ItemsInDialogue) -> dict[str, object]:
         return {"item_noun": inputs.item_noun, "dialogue": render_dialogue(inputs.dialogue),
-                "items": _bullets([i.title for i in inputs.items])}
+                "items": described(inputs.items)}
 
     def accept(self, output: Judgements, inputs: ItemsInDialogue) -> Judgements:
         """One judgement per item, in order; an item the model did not judge is not kept."""
@@ -180,6 +224,19 @@ class ContextReflectStep(LanguageStep[ItemsInDialogue, Judgements]):
 # ------------------------------------------------------------------ recommendation
 class Titles(BaseModel):
     titles: list[str] = Field(default_factory=list, description="Titles, best first.")
+
+
+@functools.lru_cache(maxsize=64)
+def titles_up_to(count: int) -> type[Titles]:
+    """`Titles` with at most `count` entries in its schema: asked for 20 titles, a 1.5B model
+    repeated one until its token cap cut the answer off (12 of 20 calls unusable)."""
+    return create_model("Titles", __base__=Titles, titles=(list[str], Field(
+        default_factory=list, max_length=count, description="Titles, best first.")))
+
+
+def distinct_titles(output: Titles) -> Titles:
+    """Each title once, in order (a small model repeats titles)."""
+    return Titles(titles=list(dict.fromkeys(t.strip() for t in output.titles if t.strip())))
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +277,12 @@ class RecommendStep(LanguageStep[RecommendInput, Titles]):
         return {"item_noun": inputs.item_noun, "dialogue": render_dialogue(inputs.dialogue),
                 "count": inputs.count, "retrieved": context or "(nothing retrieved)"}
 
+    def answer_model(self, inputs: RecommendInput) -> type[BaseModel]:
+        return titles_up_to(inputs.count)
+
+    def accept(self, output: Titles, inputs: RecommendInput) -> Titles:
+        return distinct_titles(output)
+
 
 class InferItemsStep(LanguageStep[RecommendInput, Titles]):
     """No item mentioned yet: name a few items this person would probably like (CRAG §3.4)."""
@@ -233,6 +296,12 @@ class InferItemsStep(LanguageStep[RecommendInput, Titles]):
 
     def prompt_variables(self, inputs: RecommendInput) -> dict[str, object]:
         return {"item_noun": inputs.item_noun, "dialogue": render_dialogue(inputs.dialogue), "count": inputs.count}
+
+    def answer_model(self, inputs: RecommendInput) -> type[BaseModel]:
+        return titles_up_to(inputs.count)
+
+    def accept(self, output: Titles, inputs: RecommendInput) -> Titles:
+        return distinct_titles(output)
 
 
 # ------------------------------------------------------------------ reflect and rerank
@@ -262,7 +331,7 @@ class RerankStep(LanguageStep[ItemsInDialogue, Ratings]):
 
     def prompt_variables(self, inputs: ItemsInDialogue) -> dict[str, object]:
         return {"item_noun": inputs.item_noun, "dialogue": render_dialogue(inputs.dialogue),
-                "items": _bullets([i.title for i in inputs.items])}
+                "items": described(inputs.items)}
 
     def accept(self, output: Ratings, inputs: ItemsInDialogue) -> Ratings:
         """One rating per item, in order; an item the model did not rate counts as neutral (0)."""

@@ -12,10 +12,11 @@ refusal is logged rather than hidden in a parser.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from agents.steps.base import LanguageStep
 from environments.base import ItemCard
@@ -26,9 +27,25 @@ class SearchQuery(BaseModel):
     query: str = Field(description="What to search the music catalog for.")
 
 
+# What a model writes, capped so a grammar-constrained model cannot loop into its token cap
+# (a 1.5B model listed artists in its query, and its listener's message ran on: 2 of 20 each).
+class CappedQuery(SearchQuery):
+    query: str = Field(max_length=200, description="What to search the music catalog for.")
+
+
 class Picks(BaseModel):
     add: list[str] = Field(default_factory=list, description="Tracks to add, as named in the list shown.")
     response: str = Field(description="What the curator says to the listener.")
+
+
+@functools.lru_cache(maxsize=64)
+def picks_up_to(count: int) -> type[Picks]:
+    """`Picks` as the model answers it: at most `count` tracks and a 300-character reply, which
+    a grammar-constrained model cannot run past (a 1.5B model listed tracks in its reply until
+    its token cap cut the answer off)."""
+    return create_model("Picks", __base__=Picks, add=(list[str], Field(
+        default_factory=list, max_length=count, description="Tracks to add, as named in the list shown.")),
+        response=(str, Field(max_length=300, description="What the curator says to the listener.")))
 
 
 class SeekerMove(BaseModel):
@@ -37,6 +54,10 @@ class SeekerMove(BaseModel):
     dislike: list[int] = Field(default_factory=list, description="Numbers of shown tracks it dislikes.")
     remove: list[int] = Field(default_factory=list, description="Numbers of playlist tracks to take off.")
     done: bool = Field(default=False, description="Whether the playlist is complete.")
+
+
+class CappedSeekerMove(SeekerMove):
+    text: str = Field(max_length=240, description="What the listener says.")
 
 
 def dialogue_text(turns: Sequence[Turn]) -> str:
@@ -69,6 +90,7 @@ class PlaylistSearchStep(LanguageStep[SearchInput, SearchQuery]):
     name = "playlist_search"
     prompt_name = "playlist_search"
     output_model = SearchQuery
+    llm_output_model = CappedQuery
 
     def offline(self, inputs: SearchInput) -> SearchQuery:
         return SearchQuery(query=inputs.fallback)
@@ -77,7 +99,7 @@ class PlaylistSearchStep(LanguageStep[SearchInput, SearchQuery]):
         return {"dialogue": dialogue_text(inputs.dialogue), "playlist": numbered(inputs.playlist)}
 
     def accept(self, output: SearchQuery, inputs: SearchInput) -> SearchQuery:
-        return output if output.query.strip() else self.offline(inputs)
+        return SearchQuery(query=output.query) if output.query.strip() else self.offline(inputs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +123,9 @@ class PlaylistPickStep(LanguageStep[PickInput, Picks]):
         return {"dialogue": dialogue_text(inputs.dialogue), "playlist": numbered(inputs.playlist),
                 "shown": numbered(inputs.shown), "count": inputs.count}
 
+    def answer_model(self, inputs: PickInput) -> type[BaseModel]:
+        return picks_up_to(max(inputs.count, 1))
+
 
 @dataclass(frozen=True, slots=True)
 class SeekerInput:
@@ -116,6 +141,7 @@ class PlaylistSeekerStep(LanguageStep[SeekerInput, SeekerMove]):
     name = "playlist_seeker"
     prompt_name = "playlist_seeker"
     output_model = SeekerMove
+    llm_output_model = CappedSeekerMove
 
     def offline(self, inputs: SeekerInput) -> SeekerMove:
         return inputs.fallback
@@ -125,7 +151,7 @@ class PlaylistSeekerStep(LanguageStep[SeekerInput, SeekerMove]):
                 "playlist": numbered(inputs.playlist), "shown": numbered(inputs.shown), "count": inputs.size}
 
     def accept(self, output: SeekerMove, inputs: SeekerInput) -> SeekerMove:
-        return output if output.text.strip() else self.offline(inputs)
+        return SeekerMove(**output.model_dump()) if output.text.strip() else self.offline(inputs)
 
 
 def brief_text(brief: object) -> str:

@@ -79,6 +79,15 @@ class BinaryPreferences(BaseModel):
     dislikes: list[str] = Field(default_factory=list, description="What the reviewer disliked, short phrases.")
 
 
+class CappedPreferences(BaseModel):
+    """What the model fills: at most six phrases a side. Uncapped, a 1.5B model repeated one
+    phrase ("optimism", "optimism", ...) until its token cap cut the answer off (2 of 20)."""
+
+    likes: list[str] = Field(default_factory=list, max_length=6, description="What the reviewer liked, short phrases.")
+    dislikes: list[str] = Field(default_factory=list, max_length=6,
+                                description="What the reviewer disliked, short phrases.")
+
+
 @dataclass(frozen=True, slots=True)
 class ReviewInput:
     card: ItemCard
@@ -91,6 +100,7 @@ class ExtractPreferencesStep(LanguageStep[ReviewInput, BinaryPreferences]):
     name = "pepper_extract"
     prompt_name = "pepper_extract"
     output_model = BinaryPreferences
+    llm_output_model = CappedPreferences
 
     def __init__(self, llm: object | None = None, role: str = "seeker", *, lexicon: ValueLexicon):
         super().__init__(llm, role)
@@ -102,6 +112,17 @@ class ExtractPreferencesStep(LanguageStep[ReviewInput, BinaryPreferences]):
     def prompt_variables(self, inputs: ReviewInput) -> dict[str, object]:
         return {"item_noun": inputs.item_noun, "title": inputs.card.title,
                 "rating": "unknown" if inputs.rating is None else f"{inputs.rating:g} of 5", "review": inputs.review}
+
+    def accept(self, output: CappedPreferences, inputs: ReviewInput) -> BinaryPreferences:  # type: ignore[override]
+        """Each phrase once (case and spacing aside), in order."""
+        def distinct(phrases: list[str]) -> list[str]:
+            first: dict[str, str] = {}
+            for phrase in phrases:
+                if phrase.strip():
+                    first.setdefault(" ".join(phrase.lower().split()), phrase.strip())
+            return list(first.values())
+
+        return BinaryPreferences(likes=distinct(output.likes), dislikes=distinct(output.dislikes))
 
 
 def binary_preferences(review: str, lexicon: ValueLexicon, rating: float | None = None) -> BinaryPreferences:
@@ -138,6 +159,18 @@ class GeneralPreferences(BaseModel):
                                       description="Feature -> strength in [-1, 1] (filled in by crsim).")
 
 
+class GeneralAnswer(BaseModel):
+    """What the model fills: no `weights` (crsim derives them), a capped narrative and capped
+    lists, which a grammar-constrained model cannot run past. Uncapped, a 1.5B model looped
+    ("They also dislike 2000s era films ...") into its token cap in 13 of 20 calls; the
+    narrative has no description in the schema because the model copied it as the answer."""
+
+    narrative: str = Field(max_length=320)
+    likes: list[str] = Field(default_factory=list, max_length=8, description="What the user likes, strongest first.")
+    dislikes: list[str] = Field(default_factory=list, max_length=5,
+                                description="What the user dislikes, strongest first.")
+
+
 @dataclass(frozen=True, slots=True)
 class SeenEvidence:
     """One seen item as the general-preference step reads it."""
@@ -161,6 +194,7 @@ class GeneralPreferencesStep(LanguageStep[GeneralInput, GeneralPreferences]):
     name = "pepper_general"
     prompt_name = "pepper_general"
     output_model = GeneralPreferences
+    llm_output_model = GeneralAnswer
 
     def __init__(self, llm: object | None = None, role: str = "seeker", *, lexicon: ValueLexicon,
                  min_support: int = 2, card_weight: float = 0.5, max_likes: int = 8, max_dislikes: int = 5):
@@ -184,14 +218,14 @@ class GeneralPreferencesStep(LanguageStep[GeneralInput, GeneralPreferences]):
                          f"dislikes: {', '.join(seen.preferences.dislikes) or 'none'}")
         return {"item_noun": inputs.item_noun, "seen": "\n".join(lines)}
 
-    def accept(self, output: GeneralPreferences, inputs: GeneralInput) -> GeneralPreferences:
+    def accept(self, output: GeneralAnswer, inputs: GeneralInput) -> GeneralPreferences:  # type: ignore[override]
         """An LLM's likes/dislikes become weights by rank (strongest first)."""
         weights: dict[str, float] = {}
         for sign, phrases in ((1.0, output.likes), (-1.0, output.dislikes)):
             features = parse_features(phrases, self.lexicon)
             for rank, feature in enumerate(features):
                 weights.setdefault(feature_key(feature), sign * (1.0 - 0.5 * rank / max(1, len(features))))
-        return output.model_copy(update={"weights": weights})
+        return GeneralPreferences(**output.model_dump(), weights=weights)
 
 
 def general_weights(seen: Sequence[SeenEvidence], lexicon: ValueLexicon, *, min_support: int = 2,
@@ -391,6 +425,13 @@ class PepperReply(BaseModel):
     reply: str = Field(description="The user's next message.")
 
 
+class ShortReply(BaseModel):
+    """What the model writes: at most 240 characters, which a grammar-constrained model cannot
+    run past (asked for two to four sentences, a 1.5B model wrote ~40-word turns and one looped)."""
+
+    reply: str = Field(max_length=240, description="The user's next message.")
+
+
 @dataclass(frozen=True, slots=True)
 class ReplyInput:
     dialogue: Sequence[object]
@@ -406,6 +447,7 @@ class PepperReplyStep(LanguageStep[ReplyInput, PepperReply]):
     name = "pepper_reply"
     prompt_name = "pepper_reply"
     output_model = PepperReply
+    llm_output_model = ShortReply
 
     def offline(self, inputs: ReplyInput) -> PepperReply:
         """One thing a turn, as people do (6-7 words in ReDial): the strongest reaction to what
@@ -430,3 +472,6 @@ class PepperReplyStep(LanguageStep[ReplyInput, PepperReply]):
         mention = (f"Also say that you liked {inputs.mention}, one you watched before." if inputs.mention else "")
         return {"item_noun": inputs.item_noun, "preferences": inputs.preferences.narrative,
                 "dialogue": render_dialogue(inputs.dialogue), "reactions": reactions, "mention": mention}
+
+    def accept(self, output: ShortReply, inputs: ReplyInput) -> PepperReply:  # type: ignore[override]
+        return PepperReply(reply=output.reply.strip())

@@ -24,6 +24,7 @@ conversation. The LLM path gets the facts as a list and the same instructions.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -106,12 +107,27 @@ REPEATED_REPLY = "the reply repeats a message you already sent; answer the lates
 MAX_REPLY_CHARS = 200
 
 
+def new_sentences(reply: str, sent: Sequence[str]) -> str:
+    """`reply` without the sentences already sent (in an earlier message, or earlier in this
+    one): a small model opens each turn with its previous message and adds the new part."""
+    known = [normalised(s) for message in sent for s in re.split(r"(?<=[.!?])\s+", message)]
+    kept: list[str] = []
+    for sentence in re.split(r"(?<=[.!?])\s+", reply.strip()):
+        words = normalised(sentence)
+        if words and not any(len(k) > 10 and k in words for k in known):
+            kept.append(sentence)
+            known.append(words)
+    if len(kept) > 1 and not kept[-1].rstrip().endswith((".", "!", "?")):
+        kept.pop()  # cut off at the length cap
+    return " ".join(kept)
+
+
 class SeekerReplyText(BaseModel):
     """What a language model writes for the seeker: the reply, and whether it states a
     preference. (Asked for fact keys too, a 1.5B model listed every fact of the profile
     until its token cap cut the JSON off; the keys are bookkeeping the offline path keeps.)"""
 
-    answer: str = Field(description="The seeker's reply.", max_length=MAX_REPLY_CHARS)
+    answer: str = Field(description="Your chat message, in the first person.", max_length=MAX_REPLY_CHARS)
     has_preference: bool = Field(description="False when the reply states no preference.")
 
 
@@ -150,12 +166,16 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
 
     def check(self, output: BaseModel, inputs: AnswerInput) -> str | None:
         """A person does not send a message twice; Qwen2.5-1.5B copied its first reply into the
-        next turns whatever the prompt said (three prompt wordings tried)."""
-        reply = normalised(getattr(output, "answer", ""))
-        earlier = [normalised(t.text) for t in inputs.dialogue if t.role == Role.seeker]
-        if reply and any(reply == said or (len(said) > 20 and said in reply) for said in earlier):
+        next turns whatever the prompt said (three prompt wordings tried). A reply that adds
+        something new after the copy is kept without the copy (`accept`)."""
+        reply = getattr(output, "answer", "")
+        if reply.strip() and len(normalised(new_sentences(reply, self._sent(inputs))).split()) < 3:
             return REPEATED_REPLY
         return None
+
+    @staticmethod
+    def _sent(inputs: AnswerInput) -> list[str]:
+        return [t.text for t in inputs.dialogue if t.role == Role.seeker]
 
     def accept(self, output: BaseModel, inputs: AnswerInput) -> SeekerAnswer:
         """The model writes only the reply; which facts it said is read off the reply, so the
@@ -164,8 +184,9 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
         still turn it around ("I don't mind the noise")."""
         if isinstance(output, SeekerAnswer):
             return output
-        said = facts_said(output.answer, inputs.facts)  # type: ignore[attr-defined]
-        return SeekerAnswer(answer=output.answer, has_preference=output.has_preference,  # type: ignore[attr-defined]
+        answer = new_sentences(output.answer, self._sent(inputs))  # type: ignore[attr-defined]
+        said = facts_said(answer, inputs.facts)
+        return SeekerAnswer(answer=answer, has_preference=output.has_preference,  # type: ignore[attr-defined]
                             fact_key=said[0] if said else None, fact_keys=said)
 
     def __init__(self, llm: object | None = None, role: str = "seeker", *, encoder: object | None = None,

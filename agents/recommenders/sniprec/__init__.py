@@ -33,9 +33,12 @@ VALIDATORS = ("cheap", "cosine", "none")
 def build(catalog: Catalog, llm: Any | None = None, *, unit: str = "snippet", extract_queries: bool = True,
           expand: Sequence[str] = (), k: int = 500, validator: str = "cheap", threshold: float = 0.5,
           kappa: float = 60.0, question_pool: int = 50, review_aspects: int = 30, batch: int = 16,
-          embedding_model: str | None = None, cache_dir: str | None = None, name: str = "sniprec",
-          encoder: Any | None = None, progress: bool = True) -> GraphAgent[SnipRecContext]:
+          item_snippets_llm: bool = True, embedding_model: str | None = None, cache_dir: str | None = None,
+          name: str = "sniprec", encoder: Any | None = None, progress: bool = True) -> GraphAgent[SnipRecContext]:
     """A SnipRec recommender over `catalog` (the recommender's view).
+
+    With `llm`, `item_snippets_llm=False` keeps the item snippets offline (one call per review
+    is days of a small local model on a world) and uses the model per turn only.
 
     `encoder` replaces the sentence encoder named by `embedding_model` (tests pass a small one)."""
     from environments.search.encoders import get_encoder
@@ -45,7 +48,8 @@ def build(catalog: Catalog, llm: Any | None = None, *, unit: str = "snippet", ex
     for transformation in expand:
         _check("expand", transformation, TRANSFORMATIONS)
     mined = mined_aspects(catalog, review_aspects, embedding_model, cache_dir)
-    units = item_units(catalog, unit, ItemSnippetStep(llm, "recommender"),  # type: ignore[arg-type]
+    item_llm = llm if item_snippets_llm else None
+    units = item_units(catalog, unit, ItemSnippetStep(item_llm, "recommender"),  # type: ignore[arg-type]
                        aspect_terms=aspect_terms_of(catalog, mined), cache_dir=cache_dir, batch=batch,
                        progress=progress)
     noun = singular(catalog.item_noun)

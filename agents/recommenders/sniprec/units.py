@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.steps.base import capturing, note_step_inputs
 from agents.steps.snippets import ItemSnippetInput, ItemSnippets, ItemSnippetStep, singular
 from environments.catalog import Catalog
 from environments.models import Review, Snippet
@@ -29,6 +30,7 @@ from environments.search.cache import cache_dir_for, content_key
 from environments.search.snippets import Unit, attribute_snippets
 
 OFFLINE_IMPLEMENTATION = "offline-v2"  # bump when the offline extractor changes what it writes
+CAPTURED_REVIEWS = 200  # reviews handed to the step report (`capture_steps`) per extraction
 
 
 def item_units(catalog: Catalog, unit: Unit, step: ItemSnippetStep, *, aspect_terms: Mapping[str, str],
@@ -82,6 +84,10 @@ class SnippetCache:
 
         done = self._load()
         keys = [content_key(noun, r.text) for r in reviews]
+        if capturing():  # the step report measures this step on the reviews it is given, cached or not
+            for review in reviews[:CAPTURED_REVIEWS]:
+                note_step_inputs(self.step, ItemSnippetInput(review.text, noun, titles.get(review.item_id, ""),
+                                                             aspect_terms))
         todo = list(dict.fromkeys(key for key in keys if key not in done))
         text_of = {key: (r, titles.get(r.item_id, "")) for key, r in zip(keys, reviews)}
         with tqdm(total=len(todo), desc="Extracting snippets", unit="review",

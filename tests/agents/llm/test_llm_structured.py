@@ -228,3 +228,25 @@ async def test_recorders_are_isolated_between_concurrent_episodes() -> None:
 async def _record_marker(step: str) -> None:
     record = LLMCallRecord(step=step, role="x", model="m", prompt_hash="0", messages=[], ok=True)
     record_call(record)
+
+
+def test_a_models_docstring_stays_out_of_the_schema_the_model_reads():
+    from pydantic import BaseModel, Field
+
+    from agents.llm.structured import json_instruction, response_format_for
+
+    class Inner(BaseModel):
+        """Developer notes on the inner model."""
+
+        name: str = Field(description="The name, as given.")
+
+    class Answer(BaseModel):
+        """Developer notes: why this model is capped."""
+
+        reply: str = Field(max_length=40, description="The user's next message.")
+        inner: list[Inner] = Field(default_factory=list)
+
+    text = json_instruction(Answer)
+    assert "Developer notes" not in text
+    assert "The user's next message." in text and "The name, as given." in text and '"maxLength":40' in text
+    assert "Developer notes" not in str(response_format_for("json_schema", Answer))

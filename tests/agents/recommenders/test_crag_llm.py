@@ -36,9 +36,9 @@ def extract(request) -> str:
     return json.dumps({"mentions": mentions})
 
 
-def reflect_links(request) -> str:
-    names = [line.split(" | ")[0] for line in listed(request)]
-    return json.dumps({"decisions": [{"name": n, "method": "fuzzy"} for n in names]})
+def reflect_links(request) -> str:  # the first of each name's two titles
+    lines = [re.match(r'(.+?): "(.+?)"', line) for line in listed(request)]
+    return json.dumps({"choices": [{"name": m.group(1), "title": m.group(2)} for m in lines if m]})
 
 
 def judge(request) -> str:

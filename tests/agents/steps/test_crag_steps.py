@@ -6,8 +6,9 @@ import pytest
 from crsim_testing import make_movie_catalog
 
 from agents.steps.crag import (
-    ContextReflectStep, Judgement, Judgements, ItemsInDialogue, LinkDecision, LinkDecisions, Rating, Ratings,
-    RecommendInput, RecommendStep, ReflectLinksInput, ReflectLinksStep, RerankStep, fit_to_score, rerank,
+    ContextReflectStep, Judgement, Judgements, ItemsInDialogue, Rating, Ratings,
+    RecommendInput, RecommendStep, ReflectLinksInput, ReflectLinksStep, RerankStep, TitleChoice, TitleChoices,
+    fit_to_score, rerank,
 )
 from agents.steps.entity_linking import TextLinker
 from environments.models import Turn
@@ -38,6 +39,10 @@ def test_unrated_items_count_as_neutral_and_titles_match_loosely(catalog):
     answer = Ratings(ratings=[Rating(title="scream", score=2), Rating(title="Annabelle", score=-1),
                               Rating(title="Not asked about", score=2)])
     assert [r.score for r in step.accept(answer, asked).ratings] == [-1, 2, 0]  # years and case do not matter
+    listed = step.prompt_variables(asked)["items"].splitlines()
+    described = next(line for line in listed if line.startswith("- Scream (1996)"))
+    copied = Ratings(ratings=[Rating(title=described[2:], score=1)])  # the title copied with what follows it
+    assert [r.score for r in step.accept(copied, asked).ratings] == [0, 1, 0]
     assert [r.score for r in step.offline(asked).ratings] == [-2, -1, -1]
 
 
@@ -57,10 +62,13 @@ def test_link_reflection_falls_back_to_the_tie_rule_for_names_the_model_skipped(
     assert titles[typo.fuzzy.item] == "The Notebook (2004)" and titles[numbered.bm25.item] == "Kill Bill: Vol. 2 (2004)"
     step = ReflectLinksStep(linker)
     asked = ReflectLinksInput("I hated the notebok; kill bill 2 is fine", [typo, numbered], linker.index.titles, "movies")
-    answer = LinkDecisions(decisions=[LinkDecision(name="KILL BILL 2", method="none")])
+    answer = TitleChoices(choices=[TitleChoice(name="KILL BILL 2", title="none")])
     decided = step.accept(answer, asked).decisions
     assert [d.method for d in decided] == [step.offline(asked).decisions[0].method, "none"]
-    assert "fuzzy: " in step.prompt_variables(asked)["candidates"]
+    picked = step.accept(TitleChoices(choices=[TitleChoice(name="kill bill 2", title="kill bill: vol. 2 (2004)")]), asked)
+    assert picked.decisions[1].method == "bm25"  # the title chosen, read back as the method that found it
+    listed = step.prompt_variables(asked)["candidates"]
+    assert '"Kill Bill: Vol. 2 (2004)"' in listed and "fuzzy" not in listed and "bm25" not in listed
 
 
 def test_recommend_prompt_says_how_to_use_the_retrieved_items():

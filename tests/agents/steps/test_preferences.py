@@ -116,3 +116,12 @@ def test_reaction_bars_are_relative_to_the_users_own_seen_items():
     reactions = ReflectStep(lexicon=LEXICON).offline(ReflectInput(shown, {}, prefs, "movies", (like_at, dislike_at)))
     assert [r.reaction for r in reactions.reactions] == ["like", "dislike", "like"]
     assert reaction_bars(weights, [], LEXICON) == (0.3, -0.3)
+
+
+def test_the_models_phrases_are_capped_in_its_schema_and_kept_once():
+    from agents.steps.preferences import CappedPreferences, ExtractPreferencesStep
+
+    assert CappedPreferences.model_json_schema()["properties"]["likes"]["maxItems"] == 6  # the grammar stops at six
+    step = ExtractPreferencesStep.__new__(ExtractPreferencesStep)
+    kept = step.accept(CappedPreferences(likes=["Optimism", "optimism ", " sunny", "Optimism"], dislikes=["slow"]), None)
+    assert (kept.likes, kept.dislikes) == (["Optimism", "sunny"], ["slow"])

@@ -44,3 +44,12 @@ def test_a_reply_already_sent_is_refused_and_a_new_one_is_not():
     assert step.check(longer, said)  # the earlier message inside a longer one is still a repeat
     assert step.check(new, said) is None
     assert step.check(again, inputs()) is None  # nothing sent yet
+
+
+def test_a_reply_that_opens_with_an_earlier_message_keeps_only_what_is_new():
+    from agents.steps.seeker_answer import new_sentences
+
+    sent = ["I'm looking for Mexican food that is cheap."]
+    reply = "I'm looking for Mexican food that is cheap. Somewhere quiet, please. To repeat: somewhere quiet, please. I'm"
+    assert new_sentences(reply, sent) == "Somewhere quiet, please."
+    assert new_sentences("I'm looking for Mexican food that is cheap.", sent) == ""

@@ -182,7 +182,7 @@ def test_labels_and_llm_options_are_checked(arena, capsys):
         assert "need --judge aspects" in capsys.readouterr().err
         assert stub.count == 0
     assert main([str(arena), "--llm", "nope"]) == 2
-    assert "available: litellm, local, offline, openai, replay" in capsys.readouterr().err
+    assert "available: litellm, local, offline, openai, qwen2.5-0.5b, qwen2.5-1.5b, replay" in capsys.readouterr().err
 
 
 def test_every_grade_failing_is_an_error(arena, tmp_path, capsys):
