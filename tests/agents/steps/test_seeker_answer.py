@@ -50,6 +50,7 @@ def test_a_reply_that_opens_with_an_earlier_message_keeps_only_what_is_new():
     from agents.steps.seeker_answer import new_sentences
 
     sent = ["I'm looking for Mexican food that is cheap."]
-    reply = "I'm looking for Mexican food that is cheap. Somewhere quiet, please. To repeat: somewhere quiet, please. I'm"
+    reply = ("I'm looking for Mexican food that is cheap. Somewhere quiet, please. "
+             "To repeat: somewhere quiet, please. I'm")
     assert new_sentences(reply, sent) == "Somewhere quiet, please."
     assert new_sentences("I'm looking for Mexican food that is cheap.", sent) == ""
