@@ -65,12 +65,13 @@ class LiteLLMChat(BaseChatModel):
         request: dict[str, Any] = {
             "model": self.model, "messages": convert_to_openai_messages(messages),
             "timeout": self.timeout, "num_retries": 0, "max_retries": 0, "drop_params": True,
-            **self.model_kwargs, **kwargs,
+            **self.model_kwargs,
         }
         optional = {"api_base": self.api_base, "temperature": self.temperature,
                     "max_tokens": self.max_tokens, "seed": self.seed, "stop": stop,
                     "api_key": self.api_key.get_secret_value() if self.api_key else None}
         request.update({k: v for k, v in optional.items() if v is not None})
+        request.update(kwargs)  # per-call arguments (a step's completion budget) win
         return request
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,

@@ -84,7 +84,8 @@ class LlamaCppChat(BaseChatModel):
         with self._lock:
             out = llama.create_chat_completion(
                 messages=[{"role": m["role"], "content": m["content"]} for m in message_dicts(messages)],
-                temperature=self.temperature, max_tokens=self.max_tokens, seed=self.seed, stop=stop or [],
+                temperature=self.temperature, max_tokens=kwargs.get("max_tokens", self.max_tokens), seed=self.seed,
+                stop=stop or [],
                 response_format=llama_response_format(kwargs.get("response_format")),
             )
         choice = out["choices"][0]["message"].get("content") or ""

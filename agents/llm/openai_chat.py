@@ -25,6 +25,17 @@ class CrsimChatOpenAI(ChatOpenAI):
 
     structured_output: str | None = Field(default=None, description="Native JSON mode for language steps.")
 
+    def _get_request_payload(self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any) -> dict:
+        """A per-call `max_tokens` (a step's completion budget) also replaces the classic field
+        that `backends.openai` puts in `extra_body` for OpenAI-compatible servers, which read
+        that one and would otherwise keep the model's lower cap."""
+        payload = super()._get_request_payload(input_, stop=stop, **kwargs)
+        per_call = kwargs.get("max_tokens")
+        extra_body = payload.get("extra_body") or {}
+        if per_call is not None and "max_tokens" in extra_body:
+            payload["extra_body"] = {**extra_body, "max_tokens": per_call}
+        return payload
+
 
 def crsim_chat_openai(*, timeout: float, **kwargs: Any) -> CrsimChatOpenAI:
     """A `CrsimChatOpenAI` with an HTTP client of its own (see the module docstring)."""

@@ -31,7 +31,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from agents.llm.wrapping import forward_generation_params
-from agents.llm.hashing import message_dicts, prompt_hash
+from agents.llm.hashing import DERIVED_REQUEST_ARGS, message_dicts, prompt_hash
 from agents.llm.parsing import content_to_text
 from agents.llm.errors import LLMFatalError
 
@@ -115,11 +115,14 @@ class ReplayChatModel(BaseChatModel):
     def __len__(self) -> int:
         return len(self._responses)
 
-    def key(self, messages: Sequence[BaseMessage]) -> str:
-        return prompt_hash(self.model_name, messages, self.params)
+    def key(self, messages: Sequence[BaseMessage], **kwargs: Any) -> str:
+        """The prompt hash; per-call arguments (a step's completion budget) join the params,
+        as in the response cache, except those derived from what is hashed already."""
+        extra = {k: v for k, v in kwargs.items() if k not in DERIVED_REQUEST_ARGS}
+        return prompt_hash(self.model_name, messages, {**self.params, **extra})
 
-    def _lookup(self, messages: list[BaseMessage]) -> ChatResult | None:
-        key = self.key(messages)
+    def _lookup(self, messages: list[BaseMessage], **kwargs: Any) -> ChatResult | None:
+        key = self.key(messages, **kwargs)
         record = self._responses.get(key)
         if record is not None and record.get("response") is None:
             raise RecordedCallError(f"replayed failure of the recorded call: {record.get('error')}")
@@ -137,7 +140,7 @@ class ReplayChatModel(BaseChatModel):
 
     def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
                   **kwargs: Any) -> ChatResult:
-        found = self._lookup(messages)
+        found = self._lookup(messages, **kwargs)
         if found is not None:
             return found
         answer = self.fallthrough.invoke(messages, stop=stop, **kwargs)  # type: ignore[union-attr]
@@ -145,7 +148,7 @@ class ReplayChatModel(BaseChatModel):
 
     async def _agenerate(self, messages: list[BaseMessage], stop: Any = None,
                          run_manager: Any = None, **kwargs: Any) -> ChatResult:
-        found = self._lookup(messages)
+        found = self._lookup(messages, **kwargs)
         if found is not None:
             return found
         answer = await self.fallthrough.ainvoke(messages, stop=stop, **kwargs)  # type: ignore[union-attr]

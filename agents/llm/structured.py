@@ -161,8 +161,12 @@ async def run_structured(
     role: str,
     repair_attempts: int = 1,
     check: Callable[[M], str | None] | None = None,
+    completion_tokens: int | None = None,
 ) -> M:
     """Ask `chat_model` for an `output_model`, repairing a bad answer up to `repair_attempts`.
+
+    `completion_tokens`: what the step's answer needs at least (a whole scripted dialogue);
+    it raises a lower `max_tokens` set on the model for these calls only.
 
     `check` may reject a well-formed answer (it returns why, else None): the step's own rule
     that a schema cannot say (a seeker's reply must not be one it already sent). A rejected
@@ -175,6 +179,10 @@ async def run_structured(
     params = model_params(chat_model)
     native = response_format_for(params.get("structured_output"), output_model)
     request: dict[str, Any] = {"response_format": native} if native else {}
+    raised = raised_max_tokens(params.get("max_tokens"), completion_tokens)
+    if raised is not None:
+        request["max_tokens"] = raised
+        params = {**params, "max_tokens": raised}  # hashed as sent, as the cache and replay key it
     messages = base
     last_error = ""
     for attempt in range(repair_attempts + 1):
@@ -203,6 +211,14 @@ async def run_structured(
     raise LLMStepError(
         step, f"unusable answer after {repair_attempts} repair attempt(s): {last_error}"
     )
+
+
+def raised_max_tokens(model_max_tokens: int | None, completion_tokens: int | None) -> int | None:
+    """The per-call `max_tokens` a step needs, or None to leave the model's: only a cap
+    lower than the step's need is raised (no cap means the server's default, left alone)."""
+    if completion_tokens is None or model_max_tokens is None or model_max_tokens >= completion_tokens:
+        return None
+    return completion_tokens
 
 
 async def _complete(

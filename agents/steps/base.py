@@ -56,6 +56,9 @@ class LanguageStep(ABC, Generic[I, O]):
     # What the language model is asked to fill, when less than `output_model` (bookkeeping
     # fields a model need not write: `accept` turns it into `output_model`).
     llm_output_model: ClassVar[type[BaseModel] | None] = None
+    # Completion tokens the answer needs at least: raises a lower `max_tokens` on the model
+    # for this step's calls (None: the model's setting serves every answer of this step).
+    completion_tokens: ClassVar[int | None] = None
 
     def __init__(self, llm: Any | None = None, role: str = "agent"):
         self.llm = llm
@@ -74,7 +77,7 @@ class LanguageStep(ABC, Generic[I, O]):
             output = await run_structured(
                 self.llm, load_prompt(self.prompt_name), self.prompt_variables(inputs),
                 self.answer_model(inputs), step=self.name, role=self.role,
-                check=lambda output: self.check(output, inputs),
+                check=lambda output: self.check(output, inputs), completion_tokens=self.completion_tokens,
             )
         except LLMStepError:
             return self.offline(inputs)

@@ -19,10 +19,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
+import functools
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from agents.steps.base import LanguageStep
 from agents.steps.text import display_name, normalised, pick, render_dialogue
@@ -159,6 +161,21 @@ def _repeats_attribute(mined: str, attributes: tuple[str, ...]) -> bool:
 
 
 REPEATED_QUESTION = "you already asked this question; ask about something else"
+NAMED_CANDIDATE = "you named a candidate ({title}); ask what the person wants, without naming any {noun}"
+
+
+@functools.lru_cache(maxsize=256)
+def question_about(aspects: tuple[str, ...]) -> type[BaseModel]:
+    """What the model answers: the aspect first, one of `aspects` or null, then the question.
+    Qwen2.5-1.5B asked about the cuisine four turns running, repairs included, with "cuisine"
+    listed as already asked; a grammar-constrained model cannot pick an aspect outside the
+    schema's enum, and choosing it before writing the question makes the question follow it."""
+    kind: Any = Literal[aspects] | None if aspects else None  # type: ignore[valid-type]
+    return create_model(
+        "ClarifyingQuestion",
+        aspect=(kind, Field(description="The attribute or topic you ask about, or null for an open question.")),
+        question=(str, Field(description="One short question to the seeker about that aspect.")),
+    )
 
 
 class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
@@ -269,19 +286,43 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
             table = self._mined[id(mined)] = (mined, by_item)
         return table[1]
 
+    def askable(self, inputs: ClarifyInput) -> tuple[list[str], list[str]]:
+        """(attributes, mined topics) the recommender may still ask about: the offline step's
+        rules (not asked yet, not already talked about by the seeker, a topic not repeating
+        an attribute), so the model chooses among what the offline step would weigh."""
+        asked = {a for a in inputs.asked_aspects if a}
+        said = set(tokens(" ".join(t.text for t in inputs.dialogue if t.role == Role.seeker)))
+        attributes = list(inputs.aspects) or sorted({k for item in inputs.candidates for k in item.attributes})
+        open_attributes = [a for a in attributes if a not in asked and not _talked_about([display_name(a)], said)]
+        excluded = asked | set(attributes)
+        topics = [a.name for a in (inputs.mined.aspects if inputs.mined is not None else ())
+                  if not (a.name in excluded or repeats_attribute(a.name, attributes) or _talked_about(a.terms, said))]
+        return open_attributes, topics
+
+    def answer_model(self, inputs: ClarifyInput) -> type[BaseModel]:
+        attributes, topics = self.askable(inputs)
+        return question_about(tuple(dict.fromkeys(attributes + topics)))
+
     def check(self, output: BaseModel, inputs: ClarifyInput) -> str | None:
         """A question already asked, word for word, is refused (Qwen2.5-1.5B asked one twice
-        running); asking about an aspect again in other words is the prompt's business."""
+        running), and so is one naming a candidate ("What is the cuisine of Kitchen on Bridge
+        Street II?", which the person cannot know); asking about an aspect again in other
+        words the schema prevents."""
         question = normalised(getattr(output, "question", ""))
         asked = [normalised(t.text) for t in inputs.dialogue if t.role == Role.recommender]
         if question and any(question in earlier for earlier in asked):
             return REPEATED_QUESTION
+        named = next((item.title for item in inputs.candidates[:10] if normalised(item.title) in question), None)
+        if named is not None:
+            return NAMED_CANDIDATE.format(title=named, noun=inputs.item_noun)
         return None
 
     def prompt_variables(self, inputs: ClarifyInput) -> dict[str, object]:
         mined = inputs.mined
         lines = []
         mined_aspects = mined.aspects if mined is not None else []
+        attributes, topic_names = self.askable(inputs)
+        open_topics = set(topic_names)
         for item in inputs.candidates[:10]:
             facts = [f"{display_name(k)}: {v if isinstance(v, str) else ', '.join(v)}"
                      for k, v in item.attributes.items()]
@@ -290,13 +331,14 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
                 if values:
                     facts.append(f"{aspect.name}: {', '.join(values)} (from reviews)")
             lines.append(f"- {item.title} ({'; '.join(facts[:12])})")
-        topics = [f"{a.name} (e.g. {', '.join(a.values[:3])})" if a.values else a.name for a in mined_aspects]
+        topics = [f"{a.name} (e.g. {', '.join(a.values[:3])})" if a.values else a.name
+                  for a in mined_aspects if a.name in open_topics]
         return {
             "item_noun": inputs.item_noun,
             "dialogue": render_dialogue(inputs.dialogue),
             "candidates": "\n".join(lines) or "(none)",
             "asked_aspects": ", ".join(a for a in inputs.asked_aspects if a) or "(none)",
-            "aspects": ", ".join(inputs.aspects) or "(none)",
+            "aspects": ", ".join(attributes) or "(none)",
             "review_aspects": "; ".join(topics) or "(none)",
         }
 

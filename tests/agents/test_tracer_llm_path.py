@@ -68,6 +68,18 @@ def test_single_pass_and_query_extraction_through_the_server(openai_stub):
     assert [t.text for t in script.turns][:2] == ["STUB: I need a lipstick.", "STUB: which colour?"]
     assert [t.role for t in script.turns] == ["customer", "seller"] * 2 + ["customer"]
     assert sum(t.recommend for t in script.turns) == 1  # the last seller turn, as the title is not named
+
+
+def test_single_pass_raises_the_token_cap_and_bounds_the_script(openai_stub):
+    capped = backends.openai("stub-model", base_url=openai_stub.url, timeout=5, max_retries=0, max_tokens=256,
+                             structured_output="json_schema")
+    step = SinglePassStep(capped)
+    features = [PlannedFeature("color", "wanted", "red", ("red", "nude"), 0)]
+    asyncio.run(step.run(SinglePassInput("lipstick", features, "Rougeva Red Lipstick", {}, 3)))
+    sent = openai_stub.completions[0].json
+    assert sent["max_tokens"] == sent["max_completion_tokens"] == SinglePassStep.completion_tokens > 256
+    schema = sent["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["turns"]["maxItems"] == 2 * len(features) + 6
     setup = small_shopping_setup()
     episodes = run_shopping_offline(setup, 3)
     before = openai_stub.count

@@ -193,3 +193,20 @@ async def test_run_structured_failure_is_not_cached(tmp_path: Path) -> None:
     with pytest.raises(LLMStepError):
         await run_structured(with_cache(inner, tmp_path), prompt, {"word": "x"}, Echo, step="s", role="r")
     assert len(ResponseStore(tmp_path)) == 0
+
+
+class CappedJsonModel(JsonModel):
+    max_tokens: int | None = 256
+
+
+async def test_a_raised_completion_budget_keys_the_cache_as_the_record_hashes_it(tmp_path: Path) -> None:
+    prompt = PromptTemplate.from_text("## user\nSay {word}.", name="echo")
+    inner = CappedJsonModel()
+    cached = with_cache(inner, tmp_path)
+    hashes = []
+    for budget in (1024, 1024, None):
+        with recording() as recorder:
+            await run_structured(cached, prompt, {"word": "x"}, Echo, step="s", role="r", completion_tokens=budget)
+        hashes.append(recorder.records[0].prompt_hash)
+    assert hashes[0] == hashes[1] != hashes[2]
+    assert inner.calls == 2  # the second call was a hit under the raised budget's key

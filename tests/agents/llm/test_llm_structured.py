@@ -250,3 +250,24 @@ def test_a_models_docstring_stays_out_of_the_schema_the_model_reads():
     assert "Developer notes" not in text
     assert "The user's next message." in text and "The name, as given." in text and '"maxLength":40' in text
     assert "Developer notes" not in str(response_format_for("json_schema", Answer))
+
+
+class CappedModel(ScriptedModel):
+    """A scripted model with a `max_tokens` cap; keeps each call's per-call arguments."""
+
+    max_tokens: int | None = 256
+    call_kwargs: list[dict[str, Any]] = Field(default_factory=list)
+
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
+        self.call_kwargs.append(dict(kwargs))
+        return super()._generate(messages, *args, **kwargs)
+
+
+@pytest.mark.parametrize(("cap", "needed", "sent"), [(256, 1024, 1024), (256, 100, None), (None, 1024, None)])
+async def test_a_step_completion_budget_raises_only_a_lower_cap(cap: int | None, needed: int,
+                                                                 sent: int | None) -> None:
+    model = CappedModel(messages=iter(['{"score": 3, "reason": "ok"}']), max_tokens=cap)
+    _, recorder = await run(model, completion_tokens=needed)
+    assert model.call_kwargs[0].get("max_tokens") == sent
+    [rec] = recorder.records
+    assert rec.params.get("max_tokens") == (sent or cap)  # hashed as sent

@@ -137,7 +137,7 @@ def test_prompt_lists_review_aspects_for_the_llm():
     from agents.prompts import load_prompt
 
     rendered = load_prompt("clarify_question").render(**variables)  # every placeholder is filled
-    assert any("Topics reviewers write about: <<<smell" in text for _, text in rendered)
+    assert any("Topics reviewers write about, not asked yet: <<<smell" in text for _, text in rendered)
 
 
 def test_the_sparse_score_equals_split_score_to_the_bit():
@@ -168,3 +168,41 @@ async def test_offers_only_values_that_are_alternatives():
     none = _vocabulary(items, {"cable": cable}, {"cable": []})
     out = await ClarifyStep().run(ClarifyInput([], items, [], "products", 1, (), none))
     assert out.aspect == "cable" and not any(v in out.question for v in ("usb", "monster", "braided"))
+
+
+# --- the LLM path ---------------------------------------------------------------------------
+
+import pydantic  # noqa: E402
+import pytest  # noqa: E402
+
+from agents.steps.clarify import REPEATED_QUESTION  # noqa: E402
+
+
+def test_the_model_may_only_name_an_aspect_still_open():
+    items = [Item(id=str(i), title=f"Place {i}", attributes={"cuisine": c, "price_range": p, "noise": "quiet"})
+             for i, (c, p) in enumerate([("thai", "cheap"), ("italian", "expensive")])]
+    mined = _vocabulary(items, {"service": {"0": ["fast"], "1": ["slow"]}, "prices": {"0": ["low"]}})
+    said = [Turn(index=0, role=Role.seeker, text="Somewhere quiet, please.")]
+    step = ClarifyStep()
+    inputs = ClarifyInput(said, items, ["cuisine"], "restaurants", 2, ("cuisine", "price_range", "noise"), mined)
+    model = step.answer_model(inputs)
+    # cuisine was asked; the seeker's "quiet" is a value, not the aspect's name, so noise stays open
+    assert model.model_json_schema()["properties"]["aspect"]["anyOf"][0]["enum"] == ["price_range", "noise", "service"]
+    assert model.model_validate({"question": "Fast or slow service?", "aspect": "service"}).aspect == "service"
+    with pytest.raises(pydantic.ValidationError):
+        model.model_validate({"question": "What cuisine?", "aspect": "cuisine"})
+    variables = step.prompt_variables(inputs)
+    assert variables["aspects"] == "price_range, noise" and variables["review_aspects"].startswith("service")
+    assert "prices" not in variables["review_aspects"]  # repeats the price_range attribute
+
+
+def test_a_question_naming_a_candidate_or_asked_before_is_refused():
+    items = [Item(id="k", title="Kitchen on Bridge Street II", attributes={"cuisine": "thai"})]
+    dialogue = [Turn(index=0, role=Role.recommender, text="What cuisine are you after?")]
+    step, inputs = ClarifyStep(), ClarifyInput(dialogue, items, ["cuisine"], "restaurants", 2)
+    answer = step.answer_model(inputs)
+    assert "named a candidate (Kitchen on Bridge Street II)" in step.check(
+        answer(aspect=None, question="What is the atmosphere of Kitchen on Bridge Street II?"), inputs)
+    assert step.check(answer(aspect=None, question="What cuisine are you after?"), inputs) == REPEATED_QUESTION
+    assert step.check(answer(aspect=None, question="How lively should it be?"), inputs) is None
+    assert answer.model_json_schema()["properties"]["aspect"]["type"] == "null"  # nothing left to name
