@@ -15,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from environments.errors import CrsimError  # noqa: E402
 from simulators.results.step_usage import markdown_table, read_calls, step_usage  # noqa: E402
 
 
@@ -23,7 +24,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("runs", nargs="+", type=Path, help="run directories (or llm_calls.jsonl files)")
     parser.add_argument("--json", type=Path, help="also write the rows here")
     args = parser.parse_args(argv)
-    rows = step_usage(call for run in args.runs for call in read_calls(run))
+    try:
+        rows = step_usage(call for run in args.runs for call in read_calls(run))
+    except CrsimError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     print(markdown_table(rows))
     if args.json:
         args.json.write_text(json.dumps([r.model_dump() for r in rows], indent=1) + "\n", encoding="utf-8")

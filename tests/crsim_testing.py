@@ -111,7 +111,8 @@ ENCODER_QUERIES = ["somewhere calm for a conversation", "slow, inattentive servi
                    "a bakery for breakfast", "flatbread with cheese and tomato"]
 
 SCRIPTED_SEEKER = ["SCRIPTED: something spicy", "SCRIPTED: near the river", "SCRIPTED: not too loud"]
-SCRIPTED_QUESTIONS = ["SCRIPTED: which cuisine?", "SCRIPTED: how loud?", "SCRIPTED: what budget?"]
+SCRIPTED_QUESTIONS = [("SCRIPTED: which cuisine?", "cuisine"), ("SCRIPTED: how loud?", "noise"),
+                      ("SCRIPTED: what budget?", "price_range")]  # an aspect asked is not in the schema again
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -138,8 +139,8 @@ class ScriptedChatModel(BaseChatModel):
             answer = json.dumps({"summary": "Reviewers loved the food."})
         elif "conversational recommender" in system:  # a new question each turn, as for the seeker
             self.questions += 1
-            question = SCRIPTED_QUESTIONS[(self.questions - 1) % len(SCRIPTED_QUESTIONS)]
-            answer = json.dumps({"question": question, "aspect": "cuisine"})
+            question, aspect = SCRIPTED_QUESTIONS[(self.questions - 1) % len(SCRIPTED_QUESTIONS)]
+            answer = json.dumps({"question": question, "aspect": aspect})
         elif self.broken_seeker:
             answer = "I think... {not json"
         else:  # a new reply each turn, as the seeker step refuses one it already sent

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -188,8 +189,14 @@ def step_of(request: dict[str, Any]) -> str | None:
 # The seeker's reply on its first, second, ... turn: the seeker step refuses a message it
 # already sent, as a person does not send one twice.
 SEEKER_REPLIES = [SCRIPTED["seeker_answer"]["answer"], "STUB: near the river, please.", "STUB: not too loud."]
-# The recommender's question likewise: the clarify step refuses one it already asked.
-QUESTIONS = [SCRIPTED["clarify_question"]["question"], "STUB: how loud may it be?", "STUB: what budget?"]
+# The recommender's question likewise: the clarify step refuses one it already asked, and an
+# aspect already asked is not in its answer schema.
+QUESTIONS = [(SCRIPTED["clarify_question"]["question"], "cuisine"), ("STUB: how loud may it be?", "noise"),
+             ("STUB: what budget?", "price_range")]
+
+
+def user_texts(request: dict[str, Any]) -> list[str]:
+    return [str(m.get("content", "")) for m in request.get("messages") or [] if m.get("role") == "user"]
 
 
 def turns_of(request: dict[str, Any], role: str) -> int:
@@ -210,8 +217,10 @@ def crsim_responder(overrides: dict[str, Responder] | None = None) -> Responder:
             reply = SEEKER_REPLIES[turns_of(request, "seeker") % len(SEEKER_REPLIES)]
             return json.dumps({**SCRIPTED[step], "answer": reply})
         if step == "clarify_question":  # the greeting is a recommender line too
-            question = QUESTIONS[(turns_of(request, "recommender") - 1) % len(QUESTIONS)]
-            return json.dumps({**SCRIPTED[step], "question": question})
+            question, aspect = QUESTIONS[(turns_of(request, "recommender") - 1) % len(QUESTIONS)]
+            lists = re.findall(r"(?:may still ask about|not asked yet): <<<(.*?)>>>", " ".join(user_texts(request)))
+            askable = any(aspect in re.split(r",\s*", line) for line in lists)
+            return json.dumps({**SCRIPTED[step], "question": question, "aspect": aspect if askable else None})
         return json.dumps(SCRIPTED.get(step, {"text": "STUB: unknown prompt"}))
 
     return respond

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep
 from agents.steps.shopping_phrases import fill, hint_list, join_sentences, stance_sentence
-from agents.steps.text import display_name, mentions, render_dialogue
+from agents.steps.text import display_name, mentions, normalised, render_dialogue
 from environments.models import Turn
 
 
@@ -100,11 +100,21 @@ class SellerUtteranceStep(LanguageStep[SellerUtteranceInput, Utterance]):
         return Utterance(utterance=text)
 
     def prompt_variables(self, inputs: SellerUtteranceInput) -> dict[str, Any]:
-        aspects = "\n".join(f"- {display_name(a.aspect)} (typical values: {hint_list(a.hints)})"
-                            for a in inputs.aspects) or "(none)"
-        return {"mode": inputs.mode, "dialogue": render_dialogue(inputs.dialogue, limit=30),
-                "category": inputs.category, "aspects": aspects, "gloss": inputs.gloss or "(none)",
-                "product": inputs.product or "(none)", "product_details": inputs.product_details or "(none)"}
+        return {"dialogue": render_dialogue(inputs.dialogue, limit=30), "category": inputs.category,
+                "task": seller_task(inputs)}
+
+    def check(self, output: BaseModel, inputs: SellerUtteranceInput) -> str | None:
+        """Qwen2.5-1.5B asked the first aspect (price) again in every later turn, copying its
+        own first question, while told to ask about battery life: a question that names none
+        of its aspects (nor one of their example values), or any earlier message, is refused."""
+        text = getattr(output, "utterance", "")
+        if said_before(text, inputs.dialogue, "seller"):
+            return "you said this before; say something new"
+        if inputs.mode in ("ask", "explain"):
+            missing = [display_name(a.aspect) for a in inputs.aspects if not names_aspect(text, a.aspect, a.hints)]
+            if missing:
+                return f"your message must ask about {' and '.join(missing)}"
+        return None
 
 
 class CustomerUtteranceStep(LanguageStep[CustomerUtteranceInput, Utterance]):
@@ -127,18 +137,74 @@ class CustomerUtteranceStep(LanguageStep[CustomerUtteranceInput, Utterance]):
         return Utterance(utterance=join_sentences(b, sentences, key))
 
     def prompt_variables(self, inputs: CustomerUtteranceInput) -> dict[str, Any]:
-        lines = []
-        for s in inputs.stances:
-            if s.interest == "wanted":
-                lines.append(f"- {display_name(s.aspect)}: you want {s.value}")
-            elif s.interest == "unwanted":
-                lines.append(f"- {display_name(s.aspect)}: you do NOT want {s.value}")
-            else:
-                lines.append(f"- {display_name(s.aspect)}: you do not care")
-        return {"mode": inputs.mode, "dialogue": render_dialogue(inputs.dialogue, limit=30),
-                "category": inputs.category, "stances": "\n".join(lines) or "(none)",
-                "question": display_name(inputs.question) if inputs.question else "(none)",
-                "product": inputs.product or "(none)"}
+        return {"dialogue": render_dialogue(inputs.dialogue, limit=30), "category": inputs.category,
+                "task": customer_task(inputs)}
+
+    def check(self, output: BaseModel, inputs: CustomerUtteranceInput) -> str | None:
+        """Qwen2.5-1.5B answered "I'll look into that range. Thank you for your help." to the
+        seller's price question, and the same to every later one: an answer that leaves a
+        stance unsaid by the offline tracker's rule (the aspect or the value named), or that
+        repeats an earlier message, is refused."""
+        text = getattr(output, "utterance", "")
+        if inputs.mode != "accept" and said_before(text, inputs.dialogue, "customer"):
+            return "you said this before; say something new"
+        if inputs.mode == "answer":
+            unsaid = [stance_phrase(s) for s in inputs.stances if not stance_stated(text, s)]
+            if inputs.question and not mentions(text, display_name(inputs.question)):
+                unsaid.append(f"ask what {display_name(inputs.question)} means")
+            if unsaid:
+                return "your message must say: " + "; ".join(unsaid)
+        return None
+
+
+def stance_phrase(stance: Stance) -> str:
+    """A stance as the customer's task states it ("you want a price between $60 and $120")."""
+    aspect = display_name(stance.aspect)
+    if stance.interest == "wanted":
+        return f"you want {stance.value} for the {aspect}"
+    if stance.interest == "unwanted":
+        return f"you do not want {stance.value} for the {aspect}"
+    return f"you do not care about the {aspect}"
+
+
+def customer_task(inputs: CustomerUtteranceInput) -> str:
+    """What this customer move must say, and nothing about the other moves: a small model
+    given the menu of all moves mixed them up."""
+    if inputs.mode == "open":
+        return f"say that you want to buy {inputs.category}, in one short sentence"
+    if inputs.mode == "accept":
+        return f"accept the recommended product ({inputs.product}) and thank the seller"
+    parts = [stance_phrase(s) for s in inputs.stances]
+    if inputs.question:
+        parts.append(f"ask what {display_name(inputs.question)} means")
+    return "say, in one or two short sentences, that " + "; and that ".join(parts or ["you have no more wishes"])
+
+
+def seller_task(inputs: SellerUtteranceInput) -> str:
+    """What this seller move must say (see `customer_task`)."""
+    asked = " and ".join(f"the {display_name(a.aspect)} (for example {hint_list(a.hints)})" if a.hints
+                         else f"the {display_name(a.aspect)}" for a in inputs.aspects)
+    if inputs.mode == "ask" and inputs.aspects:
+        return f"ask the customer what they want for {asked}, in one or two short sentences"
+    if inputs.mode == "explain" and inputs.aspects:
+        meaning = f" ({inputs.gloss})" if inputs.gloss else ""
+        return (f"explain in plain words what the {display_name(inputs.aspects[0].aspect)} means{meaning}, "
+                f"then ask again what they want for {asked}")
+    if inputs.mode == "recommend":
+        details = f" ({inputs.product_details})" if inputs.product_details else ""
+        return f"recommend {inputs.product}{details} and say why it fits what the customer said"
+    return "thank the customer and end the conversation"
+
+
+def names_aspect(text: str, aspect: str, hints: Sequence[str]) -> bool:
+    """Whether a seller's question is about `aspect`: it names it or one of its example values."""
+    return mentions(text, display_name(aspect)) or any(mentions(text, hint) for hint in hints if hint)
+
+
+def said_before(text: str, dialogue: Sequence[Turn], role: str) -> bool:
+    """Whether `role` already sent this message (or one containing it), ignoring case and punctuation."""
+    words = normalised(text)
+    return bool(words) and any(words in normalised(t.text) for t in dialogue if t.role == role)
 
 
 class MentionedFeatures(BaseModel):

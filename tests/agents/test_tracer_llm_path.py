@@ -27,12 +27,19 @@ def echo_tracker(request: dict) -> str:
     return json.dumps({"mentioned": re.findall(r"^(?:<<<)?- ([a-z_]+):", block, flags=re.MULTILINE)})  # fenced data
 
 
+def echo_task(request: dict) -> str:
+    """Word the move as the prompt states it (`Your next message must: <<<...>>>`)."""
+    task = re.search(r"Your next message must: <<<(.*?)>>>", request["messages"][-1]["content"], flags=re.S)
+    return json.dumps({"utterance": f"STUB: {task.group(1)}."})
+
+
 def model(stub):
     return backends.openai("stub-model", base_url=stub.url, timeout=5, max_retries=0)
 
 
 def test_seller_customer_and_tracker_talk_through_the_server(openai_stub):
-    openai_stub.responder = crsim_responder({"shopping_track_state": echo_tracker})
+    openai_stub.responder = crsim_responder({"shopping_track_state": echo_tracker, "shopping_seller": echo_task,
+                                             "shopping_customer": echo_task})
     setup = small_shopping_setup()
     episode = run_shopping_offline(setup, 1, llm=model(openai_stub), question_rate=0.0)[0]
     assert episode.error is None and episode.termination is TerminationReason.purchased
@@ -40,7 +47,7 @@ def test_seller_customer_and_tracker_talk_through_the_server(openai_stub):
     assert steps == {"shopping_seller", "shopping_customer", "shopping_track_state"}
     assert all(c.ok for c in episode.llm_calls) and openai_stub.count == len(episode.llm_calls)
     seller = [t.text for t in episode.turns if t.role == "seller"]
-    assert all(text == "STUB: what would you like?" for text in seller)
+    assert all(text.startswith("STUB: ") for text in seller) and seller[0].startswith("STUB: ask the customer what")
     final = episode.profile["final_product"]
     assert episode.evaluations[-1].item_set.items == [final]  # the plan still converged on a fitting product
 
@@ -50,6 +57,20 @@ def test_a_tracker_that_hears_nothing_keeps_the_aspects_pending(openai_stub):
     episode = run_shopping_offline(setup, 1, llm=model(openai_stub), question_rate=0.0, max_turns=4)[0]
     assert episode.termination is TerminationReason.max_turns  # nothing revealed: no recommendation
     assert all(not t.metadata.get("expressed") for t in episode.turns if t.role == "customer")
+
+
+def test_a_repeated_or_off_topic_move_is_refused_and_worded_offline(openai_stub):
+    """The default stub says one thing every time: the seller's question names no aspect, and
+    the customer's answer states no stance and then repeats itself; each is asked once more
+    and then worded offline, so the dialogue still moves on."""
+    setup = small_shopping_setup()
+    episode = run_shopping_offline(setup, 1, llm=model(openai_stub), question_rate=0.0, max_turns=3)[0]
+    seller = [c for c in episode.llm_calls if c.step == "shopping_seller"]
+    assert [c.ok for c in seller[:2]] == [False, False] and "must ask about" in seller[0].error
+    customer = [c for c in episode.llm_calls if c.step == "shopping_customer"]
+    assert customer[0].ok  # the opening states nothing to check
+    assert any("said this before" in (c.error or "") or "must say" in (c.error or "") for c in customer[1:])
+    assert not any("STUB" in t.text for t in episode.turns[1:] if t.role == "seller")
 
 
 def test_broken_answers_fall_back_to_the_offline_wording(openai_stub):
