@@ -108,8 +108,8 @@ class SellerUtteranceStep(LanguageStep[SellerUtteranceInput, Utterance]):
         own first question, while told to ask about battery life: a question that names none
         of its aspects (nor one of their example values), or any earlier message, is refused."""
         text = getattr(output, "utterance", "")
-        if said_before(text, inputs.dialogue, "seller"):
-            return "you said this before; say something new"
+        if said_before(text, inputs.dialogue):
+            return "this was said before; say something new"
         if inputs.mode in ("ask", "explain"):
             missing = [display_name(a.aspect) for a in inputs.aspects if not names_aspect(text, a.aspect, a.hints)]
             if missing:
@@ -143,13 +143,12 @@ class CustomerUtteranceStep(LanguageStep[CustomerUtteranceInput, Utterance]):
     def check(self, output: BaseModel, inputs: CustomerUtteranceInput) -> str | None:
         """Qwen2.5-1.5B answered "I'll look into that range. Thank you for your help." to the
         seller's price question, and the same to every later one: an answer that leaves a
-        stance unsaid by the offline tracker's rule (the aspect or the value named), or that
-        repeats an earlier message, is refused."""
+        stance unsaid (`stance_worded`), or that repeats an earlier message, is refused."""
         text = getattr(output, "utterance", "")
-        if inputs.mode != "accept" and said_before(text, inputs.dialogue, "customer"):
-            return "you said this before; say something new"
+        if said_before(text, inputs.dialogue):
+            return "this was said before; say something new"
         if inputs.mode == "answer":
-            unsaid = [stance_phrase(s) for s in inputs.stances if not stance_stated(text, s)]
+            unsaid = [stance_phrase(s) for s in inputs.stances if not stance_worded(text, s)]
             if inputs.question and not mentions(text, display_name(inputs.question)):
                 unsaid.append(f"ask what {display_name(inputs.question)} means")
             if unsaid:
@@ -174,10 +173,11 @@ def customer_task(inputs: CustomerUtteranceInput) -> str:
         return f"say that you want to buy {inputs.category}, in one short sentence"
     if inputs.mode == "accept":
         return f"accept the recommended product ({inputs.product}) and thank the seller"
-    parts = [stance_phrase(s) for s in inputs.stances]
-    if inputs.question:
-        parts.append(f"ask what {display_name(inputs.question)} means")
-    return "say, in one or two short sentences, that " + "; and that ".join(parts or ["you have no more wishes"])
+    question = f"ask what the {display_name(inputs.question)} means" if inputs.question else ""
+    if not inputs.stances:
+        return question or "say that you have no more wishes"
+    said = "say, in one or two short sentences, that " + "; and that ".join(stance_phrase(s) for s in inputs.stances)
+    return f"{said}; then {question}" if question else said
 
 
 def seller_task(inputs: SellerUtteranceInput) -> str:
@@ -201,10 +201,21 @@ def names_aspect(text: str, aspect: str, hints: Sequence[str]) -> bool:
     return mentions(text, display_name(aspect)) or any(mentions(text, hint) for hint in hints if hint)
 
 
-def said_before(text: str, dialogue: Sequence[Turn], role: str) -> bool:
-    """Whether `role` already sent this message (or one containing it), ignoring case and punctuation."""
+def said_before(text: str, dialogue: Sequence[Turn]) -> bool:
+    """Whether this message (or one containing it) was sent already, by either side, ignoring
+    case and punctuation (the 1.5B seller also "closed" with the customer's own thanks)."""
     words = normalised(text)
-    return bool(words) and any(words in normalised(t.text) for t in dialogue if t.role == role)
+    return bool(words) and any(words in normalised(t.text) for t in dialogue)
+
+
+def stance_worded(text: str, stance: Stance) -> bool:
+    """Whether a customer's message says this stance: the value for a wanted or unwanted one
+    (the aspect alone for a yes/no value), the aspect for one it does not care about. Stricter
+    than the offline tracker's rule, which also takes the aspect alone: the 1.5B customer
+    named the aspect while saying the opposite stance ("The wireless charging doesn't matter")."""
+    if stance.interest == "optional" or stance.value.lower() in ("yes", "no"):
+        return mentions(text, display_name(stance.aspect))
+    return bool(stance.value) and mentions(text, stance.value)
 
 
 class MentionedFeatures(BaseModel):
@@ -236,10 +247,14 @@ class TrackStateStep(LanguageStep[TrackInput, MentionedFeatures]):
         return MentionedFeatures(mentioned=[s.aspect for s in inputs.remaining if stance_stated(inputs.utterance, s)])
 
     def prompt_variables(self, inputs: TrackInput) -> dict[str, Any]:
-        lines = [f"- {s.aspect}: " + (f"{s.interest} {s.value}" if s.value else "does not care")
+        """Aspects by their display names: listed as `wireless_charging`, the 1.5B tracker never
+        matched "The wireless charging doesn't matter to me" to it."""
+        lines = [f"- {display_name(s.aspect)}: " + (f"{s.interest} {s.value}" if s.value else "does not care")
                  for s in inputs.remaining]
         return {"utterance": inputs.utterance, "remaining": "\n".join(lines) or "(none)"}
 
     def accept(self, output: MentionedFeatures, inputs: TrackInput) -> MentionedFeatures:
-        known = {s.aspect for s in inputs.remaining}
-        return MentionedFeatures(mentioned=[a for a in output.mentioned if a in known])
+        """The aspects named, as keys (either spelling is read), each once, in list order."""
+        named = {normalised(a) for a in output.mentioned}
+        return MentionedFeatures(mentioned=[s.aspect for s in inputs.remaining
+                                            if normalised(display_name(s.aspect)) in named or s.aspect in named])

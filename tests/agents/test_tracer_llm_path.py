@@ -15,6 +15,7 @@ from crsim_testing import run_shopping_offline, small_shopping_setup
 from openai_stub_server import Reply, crsim_responder
 
 from agents.llm import backends
+from agents.steps.shopping import MentionedFeatures, Stance, TrackInput, TrackStateStep, stance_worded
 from agents.steps.shopping_single_pass import PlannedFeature, SinglePassInput, SinglePassStep
 from environments.models import TerminationReason
 from simulators.evaluators.shopping import ShoppingEvaluator
@@ -24,7 +25,7 @@ def echo_tracker(request: dict) -> str:
     """Say every listed remaining feature was mentioned (the customer's STUB names them all)."""
     prompt = request["messages"][-1]["content"]
     block = prompt.split("Remaining features", 1)[1]
-    return json.dumps({"mentioned": re.findall(r"^(?:<<<)?- ([a-z_]+):", block, flags=re.MULTILINE)})  # fenced data
+    return json.dumps({"mentioned": re.findall(r"^(?:<<<)?- ([a-z_ ]+):", block, flags=re.MULTILINE)})  # fenced data
 
 
 def echo_task(request: dict) -> str:
@@ -60,17 +61,31 @@ def test_a_tracker_that_hears_nothing_keeps_the_aspects_pending(openai_stub):
 
 
 def test_a_repeated_or_off_topic_move_is_refused_and_worded_offline(openai_stub):
-    """The default stub says one thing every time: the seller's question names no aspect, and
-    the customer's answer states no stance and then repeats itself; each is asked once more
+    """The default stub says one thing every time (the customer's prompt, naming the seller,
+    gets the seller's line): the seller's question repeats the customer's opening or names no
+    aspect, the customer's answer states no stance or repeats itself; each is asked once more
     and then worded offline, so the dialogue still moves on."""
     setup = small_shopping_setup()
     episode = run_shopping_offline(setup, 1, llm=model(openai_stub), question_rate=0.0, max_turns=3)[0]
     seller = [c for c in episode.llm_calls if c.step == "shopping_seller"]
-    assert [c.ok for c in seller[:2]] == [False, False] and "must ask about" in seller[0].error
+    assert not any(c.ok for c in seller) and all("said before" in c.error or "must ask" in c.error for c in seller)
     customer = [c for c in episode.llm_calls if c.step == "shopping_customer"]
     assert customer[0].ok  # the opening states nothing to check
-    assert any("said this before" in (c.error or "") or "must say" in (c.error or "") for c in customer[1:])
-    assert not any("STUB" in t.text for t in episode.turns[1:] if t.role == "seller")
+    assert customer[1:] and not any(c.ok for c in customer[1:])
+    assert not any("STUB" in t.text for t in episode.turns[1:])
+
+
+def test_stances_are_worded_by_value_and_the_tracker_reads_display_names():
+    price = Stance("price", "wanted", "between $60 and $120")
+    wireless = Stance("wireless_charging", "wanted", "yes")
+    color = Stance("color", "optional")
+    assert stance_worded("Something between $60 and $120, please.", price)
+    assert not stance_worded("The price doesn't matter to me.", price)  # the aspect, the wrong stance
+    assert stance_worded("I'd like wireless charging.", wireless) and stance_worded("Any color is fine.", color)
+    step, inputs = TrackStateStep(), TrackInput("The wireless charging doesn't matter.", (wireless, color))
+    assert "- wireless charging: wanted yes" in step.prompt_variables(inputs)["remaining"]
+    heard = step.accept(MentionedFeatures(mentioned=["Wireless charging", "size"]), inputs)
+    assert heard.mentioned == ["wireless_charging"]
 
 
 def test_broken_answers_fall_back_to_the_offline_wording(openai_stub):
