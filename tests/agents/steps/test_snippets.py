@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from agents.steps.snippets import (
-    ExpandInput, ExpandStep, QuerySnippet, QuerySnippetInput, QuerySnippetStep, clauses, expanded,
+    ExpandInput, ExpandStep, QuerySnippet, QuerySnippetInput, QuerySnippets, QuerySnippetStep, clauses, expanded,
     offline_item_snippets, offline_query_snippets, singular,
 )
 
@@ -93,3 +93,18 @@ def test_clause_cutting_and_nouns():
                                                                        "slow service"]
     assert [singular(n) for n in ("restaurants", "movies", "businesses", "glass")] == [
         "restaurant", "movie", "business", "glass"]
+
+
+def test_model_statements_the_answer_does_not_ground_are_dropped():
+    """The prompt's own examples (cozy, noisy) copied into an answer that said neither."""
+    inputs = QuerySnippetInput("Where?", "For me it's about a downtown location, nothing too loud.", "restaurant",
+                               known=("This restaurant is in the city centre.",))
+    answer = QuerySnippets(snippets=[
+        QuerySnippet(text="This restaurant has a cozy atmosphere."),
+        QuerySnippet(text="This restaurant is noisy.", preference="dislike"),
+        QuerySnippet(text="This restaurant is downtown."),
+        QuerySnippet(text="This restaurant is loud.", preference="dislike"),
+        QuerySnippet(text="This restaurant is in the city centre."),
+    ])
+    kept = QuerySnippetStep().accept(answer, inputs)
+    assert [s.text for s in kept.snippets] == ["This restaurant is downtown.", "This restaurant is loud."]
