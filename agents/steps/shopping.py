@@ -235,6 +235,16 @@ def stance_stated(utterance: str, stance: Stance) -> bool:
     return stance.interest != "optional" and bool(stance.value) and mentions(utterance, stance.value)
 
 
+def tracked_line(stance: Stance) -> str:
+    """A remaining feature as the tracker reads it: each stance in words, with what stating it takes."""
+    aspect = display_name(stance.aspect)
+    if stance.interest == "wanted":
+        return f"- {aspect}: wants {stance.value}"
+    if stance.interest == "unwanted":
+        return f"- {aspect}: does not want {stance.value}"
+    return f"- {aspect}: does not care (saying it does not matter, or having no preference, states it)"
+
+
 class TrackStateStep(LanguageStep[TrackInput, MentionedFeatures]):
     name = "shopping_track_state"
     prompt_name = "shopping_track_state"
@@ -249,9 +259,18 @@ class TrackStateStep(LanguageStep[TrackInput, MentionedFeatures]):
     def prompt_variables(self, inputs: TrackInput) -> dict[str, Any]:
         """Aspects by their display names: listed as `wireless_charging`, the 1.5B tracker never
         matched "The wireless charging doesn't matter to me" to it."""
-        lines = [f"- {display_name(s.aspect)}: " + (f"{s.interest} {s.value}" if s.value else "does not care")
-                 for s in inputs.remaining]
-        return {"utterance": inputs.utterance, "remaining": "\n".join(lines) or "(none)"}
+        return {"utterance": inputs.utterance, "remaining": "\n".join(map(tracked_line, inputs.remaining)) or "(none)"}
+
+    def check(self, output: BaseModel, inputs: TrackInput) -> str | None:
+        """An aspect the customer does not care about is stated by naming it ("I don't care
+        about the form factor"); the 1.5B tracker heard none of six such answers running, and
+        the seller asked the same aspect until the turn limit. Leaving such an aspect out is
+        refused (the offline rule is then the floor: a repeat falls back to it)."""
+        heard = {normalised(a) for a in getattr(output, "mentioned", [])}
+        missed = [name for s in inputs.remaining if s.interest == "optional"
+                  and mentions(inputs.utterance, name := display_name(s.aspect))
+                  and normalised(name) not in heard and s.aspect not in heard]
+        return f"the utterance says the customer does not care about: {', '.join(missed)}" if missed else None
 
     def accept(self, output: MentionedFeatures, inputs: TrackInput) -> MentionedFeatures:
         """The aspects named, as keys (either spelling is read), each once, in list order."""

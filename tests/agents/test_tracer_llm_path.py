@@ -54,10 +54,15 @@ def test_seller_customer_and_tracker_talk_through_the_server(openai_stub):
 
 
 def test_a_tracker_that_hears_nothing_keeps_the_aspects_pending(openai_stub):
+    """Wanted and unwanted values the tracker does not hear stay pending (an aspect the customer
+    does not care about and names is heard anyway: the tracker's check)."""
     setup = small_shopping_setup()
     episode = run_shopping_offline(setup, 1, llm=model(openai_stub), question_rate=0.0, max_turns=4)[0]
-    assert episode.termination is TerminationReason.max_turns  # nothing revealed: no recommendation
-    assert all(not t.metadata.get("expressed") for t in episode.turns if t.role == "customer")
+    assert episode.termination is TerminationReason.max_turns  # nothing decisive revealed: no recommendation
+    customer = [t.metadata for t in episode.turns if t.role == "customer"]
+    decisive = {a for m in customer for a, interest in (m.get("stances") or {}).items() if interest != "optional"}
+    heard = {a for m in customer for a in m.get("expressed") or []}
+    assert decisive and not heard & decisive
 
 
 def test_a_repeated_or_off_topic_move_is_refused_and_worded_offline(openai_stub):
@@ -83,7 +88,7 @@ def test_stances_are_worded_by_value_and_the_tracker_reads_display_names():
     assert not stance_worded("The price doesn't matter to me.", price)  # the aspect, the wrong stance
     assert stance_worded("I'd like wireless charging.", wireless) and stance_worded("Any color is fine.", color)
     step, inputs = TrackStateStep(), TrackInput("The wireless charging doesn't matter.", (wireless, color))
-    assert "- wireless charging: wanted yes" in step.prompt_variables(inputs)["remaining"]
+    assert "- wireless charging: wants yes" in step.prompt_variables(inputs)["remaining"]
     heard = step.accept(MentionedFeatures(mentioned=["Wireless charging", "size"]), inputs)
     assert heard.mentioned == ["wireless_charging"]
 
@@ -123,3 +128,12 @@ def test_single_pass_raises_the_token_cap_and_bounds_the_script(openai_stub):
     assert openai_stub.count - before == 3
     extracted = frame[(frame.task == "CQG") & (frame.source == "extracted query")].iloc[0]
     assert extracted.F1 < 0.5  # the stub's fixed answer is (mostly) wrong for beauty dialogues
+
+
+def test_the_tracker_may_not_miss_an_aspect_the_customer_names_as_not_mattering():
+    step = TrackStateStep()
+    inputs = TrackInput("The form factor doesn't matter to me.", (Stance("form_factor", "optional"),
+                                                                   Stance("price", "wanted", "under $50")))
+    assert "does not care" in step.prompt_variables(inputs)["remaining"]
+    assert "does not care about: form factor" in step.check(MentionedFeatures(mentioned=[]), inputs)
+    assert step.check(MentionedFeatures(mentioned=["form factor"]), inputs) is None
