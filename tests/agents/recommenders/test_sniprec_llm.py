@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 from crsim_testing import HashEncoder
 from openai_stub_server import crsim_responder
@@ -28,8 +29,12 @@ def one_turn(agent, catalog):
     return move, recorder.records
 
 
+GROUNDED_QUERY = {"snippets": [{"text": "This restaurant serves great thai dishes.", "preference": "prefer"}]}
+
+
 def test_every_sniprec_step_goes_through_the_openai_backend(openai_stub, tiny_catalog, tmp_path):
-    openai_stub.responder = crsim_responder()
+    # the query snippet must share a word with the answer, or it is dropped (`QuerySnippetStep.accept`)
+    openai_stub.responder = crsim_responder({"snippet_query": lambda request: json.dumps(GROUNDED_QUERY)})
     agent = build(tiny_catalog, stub_model(openai_stub), encoder=HashEncoder(), cache_dir=str(tmp_path),
                   review_aspects=0, expand=["paraphrase", "support", "opposite"], progress=False)
     assert "This restaurant serves STUB dishes." in agent.context.index.texts  # item snippets from the model
@@ -37,7 +42,7 @@ def test_every_sniprec_step_goes_through_the_openai_backend(openai_stub, tiny_ca
     steps = [c.step for c in calls]
     assert steps.count("snippet_query") == 1 and steps.count("snippet_expand") == 1 and all(c.ok for c in calls)
     assert move.metadata["query_snippets"] == [
-        ["This restaurant serves STUB dishes.", 1], ["This restaurant offers STUB plates.", 1],
+        ["This restaurant serves great thai dishes.", 1], ["This restaurant offers STUB plates.", 1],
         ["This restaurant has STUB sides.", 1], ["This restaurant does not serve STUB dishes.", -1]]
     # a second build reads the item snippets from the cache: no model call
     openai_stub.requests.clear()
