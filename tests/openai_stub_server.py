@@ -201,7 +201,7 @@ def user_texts(request: dict[str, Any]) -> list[str]:
 
 def turns_of(request: dict[str, Any], role: str) -> int:
     """How many messages `role` has sent in the dialogue the request quotes."""
-    text = " ".join(str(m.get("content", "")) for m in request.get("messages") or [] if m.get("role") == "user")
+    text = " ".join(user_texts(request))
     return text.count(f"\n{role}: ")
 
 

@@ -27,7 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from agents.steps.base import LanguageStep
-from agents.steps.text import display_name, normalised, pick, render_dialogue
+from agents.steps.text import display_name, normalised, pick, render_dialogue, said_before
 from environments.models import Item, Role, Turn
 from environments.search.aspect_text import tokens
 from environments.search.aspects import AspectVocabulary
@@ -308,11 +308,11 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
         running), and so is one naming a candidate ("What is the cuisine of Kitchen on Bridge
         Street II?", which the person cannot know); asking about an aspect again in other
         words the schema prevents."""
-        question = normalised(getattr(output, "question", ""))
-        asked = [normalised(t.text) for t in inputs.dialogue if t.role == Role.recommender]
-        if question and any(question in earlier for earlier in asked):
+        question = getattr(output, "question", "")
+        if said_before(question, inputs.dialogue, Role.recommender):
             return REPEATED_QUESTION
-        named = next((item.title for item in inputs.candidates[:10] if normalised(item.title) in question), None)
+        words = normalised(question)
+        named = next((item.title for item in inputs.candidates[:10] if normalised(item.title) in words), None)
         if named is not None:
             return NAMED_CANDIDATE.format(title=named, noun=inputs.item_noun)
         return None

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep
 from agents.steps.shopping_phrases import fill, hint_list, join_sentences, stance_sentence
-from agents.steps.text import display_name, mentions, normalised, render_dialogue
+from agents.steps.text import display_name, mentions, normalised, render_dialogue, said_before
 from environments.models import Turn
 
 
@@ -156,14 +156,20 @@ class CustomerUtteranceStep(LanguageStep[CustomerUtteranceInput, Utterance]):
         return None
 
 
-def stance_phrase(stance: Stance) -> str:
-    """A stance as the customer's task states it ("you want a price between $60 and $120")."""
-    aspect = display_name(stance.aspect)
+def stance_verb(stance: Stance, third_person: bool = False) -> str:
+    """What the customer does about the value: "want(s) X", "do(es) not want X", "do(es) not care"."""
+    do, want = ("does", "wants") if third_person else ("do", "want")
     if stance.interest == "wanted":
-        return f"you want {stance.value} for the {aspect}"
+        return f"{want} {stance.value}"
     if stance.interest == "unwanted":
-        return f"you do not want {stance.value} for the {aspect}"
-    return f"you do not care about the {aspect}"
+        return f"{do} not want {stance.value}"
+    return f"{do} not care"
+
+
+def stance_phrase(stance: Stance) -> str:
+    """A stance as the customer's task states it ("you want between $60 and $120 for the price")."""
+    about = "about" if stance.interest == "optional" else "for"
+    return f"you {stance_verb(stance)} {about} the {display_name(stance.aspect)}"
 
 
 def customer_task(inputs: CustomerUtteranceInput) -> str:
@@ -201,13 +207,6 @@ def names_aspect(text: str, aspect: str, hints: Sequence[str]) -> bool:
     return mentions(text, display_name(aspect)) or any(mentions(text, hint) for hint in hints if hint)
 
 
-def said_before(text: str, dialogue: Sequence[Turn]) -> bool:
-    """Whether this message (or one containing it) was sent already, by either side, ignoring
-    case and punctuation (the 1.5B seller also "closed" with the customer's own thanks)."""
-    words = normalised(text)
-    return bool(words) and any(words in normalised(t.text) for t in dialogue)
-
-
 def stance_worded(text: str, stance: Stance) -> bool:
     """Whether a customer's message says this stance: the value for a wanted or unwanted one
     (the aspect alone for a yes/no value), the aspect for one it does not care about. Stricter
@@ -237,12 +236,8 @@ def stance_stated(utterance: str, stance: Stance) -> bool:
 
 def tracked_line(stance: Stance) -> str:
     """A remaining feature as the tracker reads it: each stance in words, with what stating it takes."""
-    aspect = display_name(stance.aspect)
-    if stance.interest == "wanted":
-        return f"- {aspect}: wants {stance.value}"
-    if stance.interest == "unwanted":
-        return f"- {aspect}: does not want {stance.value}"
-    return f"- {aspect}: does not care (saying it does not matter, or having no preference, states it)"
+    hint = " (saying it does not matter, or having no preference, states it)" if stance.interest == "optional" else ""
+    return f"- {display_name(stance.aspect)}: {stance_verb(stance, third_person=True)}{hint}"
 
 
 class TrackStateStep(LanguageStep[TrackInput, MentionedFeatures]):

@@ -44,6 +44,15 @@ def mentions(text: str, phrase: str) -> bool:
     return re.search(rf"\b{re.escape(phrase.lower())}\b", text.lower()) is not None
 
 
+def said_before(text: str, dialogue: Sequence[object], role: object | None = None) -> bool:
+    """Whether this message (or one containing it) was sent already, by `role` or (None) by
+    either side, ignoring case and punctuation (the 1.5B seller also "closed" with the
+    customer's own thanks; its recommender asked one question twice running)."""
+    words = normalised(text)
+    return bool(words) and any(words in normalised(getattr(t, "text")) for t in dialogue
+                               if role is None or getattr(t, "role") == role)
+
+
 def render_dialogue(turns: Sequence[object], limit: int = 20) -> str:
     lines = [f"{getattr(t, 'role')}: {getattr(t, 'text')}" for t in list(turns)[-limit:]]
     return "\n".join(lines) if lines else "(no dialogue yet)"
