@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep
 from agents.steps.shopping_phrases import fill, hint_list, join_sentences, stance_sentence
-from agents.steps.text import display_name, mentions, normalised, render_dialogue, said_before
+from agents.steps.text import display_name, mentions, normalised, render_dialogue, said_before, split_sentences
 from environments.models import Turn
 
 
@@ -114,7 +114,19 @@ class SellerUtteranceStep(LanguageStep[SellerUtteranceInput, Utterance]):
             missing = [display_name(a.aspect) for a in inputs.aspects if not names_aspect(text, a.aspect, a.hints)]
             if missing:
                 return f"your message must ask about {' and '.join(missing)}"
+        if inputs.mode == "recommend":
+            return recommendation_fault(text, inputs.product_details)
         return None
+
+
+def recommendation_fault(text: str, details: str) -> str | None:
+    """Qwen2.5-1.5B recommended by pasting the product's feature list from its task and then
+    talking about "the customer's budget" to the customer: both are refused."""
+    if details and normalised(details) in normalised(text):
+        return "do not copy the product's feature list; say in words which wishes it meets"
+    if mentions(text, "the customer") or mentions(text, "the customer's"):
+        return 'speak to the customer as "you"'
+    return None
 
 
 class CustomerUtteranceStep(LanguageStep[CustomerUtteranceInput, Utterance]):
@@ -154,6 +166,16 @@ class CustomerUtteranceStep(LanguageStep[CustomerUtteranceInput, Utterance]):
             if unsaid:
                 return "your message must say: " + "; ".join(unsaid)
         return None
+
+    def accept(self, output: Utterance, inputs: CustomerUtteranceInput) -> Utterance:
+        """Only the sentences that state this turn's stances or ask its question: the 1.5B
+        customer added wishes of its own ("I don't care about the brand. I just want ... good
+        battery life", two turns after saying battery life did not matter)."""
+        if inputs.mode != "answer":
+            return output
+        kept = [s for s in split_sentences(output.utterance) if any(stance_worded(s, x) for x in inputs.stances)
+                or (inputs.question and mentions(s, display_name(inputs.question)))]
+        return Utterance(utterance=" ".join(kept)) if kept else output
 
 
 def stance_verb(stance: Stance, third_person: bool = False) -> str:
@@ -197,8 +219,9 @@ def seller_task(inputs: SellerUtteranceInput) -> str:
         return (f"explain in plain words what the {display_name(inputs.aspects[0].aspect)} means{meaning}, "
                 f"then ask again what they want for {asked}")
     if inputs.mode == "recommend":
-        details = f" ({inputs.product_details})" if inputs.product_details else ""
-        return f"recommend {inputs.product}{details} and say why it fits what the customer said"
+        details = f" (the product has: {inputs.product_details})" if inputs.product_details else ""
+        return (f"recommend the {inputs.product} in one or two short sentences, "
+                f"saying which of their wishes it meets{details}")
     return "thank the customer and end the conversation"
 
 

@@ -15,7 +15,19 @@ from crsim_testing import run_shopping_offline, small_shopping_setup
 from openai_stub_server import Reply, crsim_responder
 
 from agents.llm import backends
-from agents.steps.shopping import MentionedFeatures, Stance, TrackInput, TrackStateStep, stance_worded
+from agents.steps.shopping import (
+    CustomerUtteranceInput,
+    CustomerUtteranceStep,
+    MentionedFeatures,
+    SellerUtteranceInput,
+    SellerUtteranceStep,
+    Stance,
+    TrackInput,
+    TrackStateStep,
+    Utterance,
+    seller_task,
+    stance_worded,
+)
 from agents.steps.shopping_single_pass import PlannedFeature, SinglePassInput, SinglePassStep
 from environments.models import TerminationReason
 from simulators.evaluators.shopping import ShoppingEvaluator
@@ -31,7 +43,8 @@ def echo_tracker(request: dict) -> str:
 def echo_task(request: dict) -> str:
     """Word the move as the prompt states it (`Your next message must: <<<...>>>`)."""
     task = re.search(r"Your next message must: <<<(.*?)>>>", request["messages"][-1]["content"], flags=re.S)
-    return json.dumps({"utterance": f"STUB: {task.group(1)}."})
+    said = re.sub(r" \(the product has: .*\)$", "", task.group(1))  # a copied feature list is refused
+    return json.dumps({"utterance": f"STUB: {said}."})
 
 
 def model(stub):
@@ -137,3 +150,21 @@ def test_the_tracker_may_not_miss_an_aspect_the_customer_names_as_not_mattering(
     assert "does not care" in step.prompt_variables(inputs)["remaining"]
     assert "does not care about: form factor" in step.check(MentionedFeatures(mentioned=[]), inputs)
     assert step.check(MentionedFeatures(mentioned=["form factor"]), inputs) is None
+
+
+def test_a_pasted_feature_list_or_talk_about_the_customer_is_refused_and_extra_wishes_dropped():
+    details = "brand: Voltaro; capacity: 26800 mah"
+    inputs = SellerUtteranceInput("recommend", (), "portable chargers", product="Voltaro Charger",
+                                  product_details=details)
+    step = SellerUtteranceStep()
+    assert "the product has: brand: Voltaro" in seller_task(inputs)
+    pasted = Utterance(utterance=f"I recommend the Voltaro Charger ({details}) because it fits.")
+    assert "feature list" in step.check(pasted, inputs)
+    third_person = Utterance(utterance="The Voltaro Charger fits the customer's budget.")
+    assert '"you"' in step.check(third_person, inputs)
+    assert step.check(Utterance(utterance="Try the Voltaro Charger: Voltaro, as you wanted."), inputs) is None
+    customer = CustomerUtteranceStep()
+    asked = CustomerUtteranceInput("answer", (), "headphones", stances=(Stance("brand", "optional"),))
+    said = Utterance(utterance="I don't care about the brand. I just want good battery life.")
+    assert customer.check(said, asked) is None
+    assert customer.accept(said, asked).utterance == "I don't care about the brand."
