@@ -150,11 +150,12 @@ class ScriptedChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=answer))])
 
 
-def run_llm_episode(model: Any, catalog: Any, encoder: Any, *, max_turns: int = 2) -> Any:
+def run_llm_episode(model: Any, catalog: Any, encoder: Any, *, max_turns: int = 2, talk_rates: Any = None) -> Any:
     """One episode (popularity recommender, target-biased seeker) with every step on `model`.
 
     Returns the `EpisodeOutcome` (episode plus full `LLMCallRecord`s). Per 2 turns the
-    steps are: summarize_reviews x1, seeker_answer x2, clarify_question x2.
+    steps are: summarize_reviews x1, seeker_answer x2, clarify_question x2: the seeker's
+    talk moves are off unless `talk_rates` (a `TalkRates`) is given, then worded on `model`.
     """
     import asyncio
 
@@ -171,6 +172,12 @@ def run_llm_episode(model: Any, catalog: Any, encoder: Any, *, max_turns: int = 
     recommender = build_popularity(setup.recommender_catalog, llm=model)
     steps = SeekerContext(SeekerAnswerStep(model, "seeker", encoder=encoder),
                           SummarizeReviewsStep(model, "seeker"), 3)
+    from dataclasses import replace
+
+    from agents.seekers.target_biased import TalkRates
+    from agents.steps.seeker_move import SeekerMoveStep
+
+    steps = replace(steps, rates=talk_rates or TalkRates(0.0, 0.0, 0.0), move=SeekerMoveStep(model, "seeker"))
     seeker = GraphAgent(Role.seeker, build_graph(), steps, memory_keys=("facts", "stated"))
     return asyncio.run(run_episode(setup, {"recommender": recommender, "seeker": seeker}, index=0, run_seed=0,
                                    max_turns=max_turns, config_hash="stub"))

@@ -92,6 +92,7 @@ STEP_MARKERS = {
     "clarify_question": "conversational recommender",
     "item_answer": "You help someone choose",
     "seeker_answer": "role-playing a person",
+    "seeker_move": "one move in a chat",
     "shopping_seller": "seller in an online store",
     "shopping_customer": "customer chatting with a seller",
     "shopping_track_state": "dialogue state tracker",
@@ -216,6 +217,9 @@ def crsim_responder(overrides: dict[str, Responder] | None = None) -> Responder:
         if step == "seeker_answer":
             reply = SEEKER_REPLIES[turns_of(request, "seeker") % len(SEEKER_REPLIES)]
             return json.dumps({**SCRIPTED[step], "answer": reply})
+        if step == "seeker_move":  # word the move as the prompt states it
+            task = re.search(r"Your next message must: <<<(.*?)>>>", " ".join(user_texts(request)), flags=re.S)
+            return json.dumps({"text": f"STUB: {task.group(1) if task else 'hm'}."})
         if step == "clarify_question":  # the greeting is a recommender line too
             question, aspect = QUESTIONS[(turns_of(request, "recommender") - 1) % len(QUESTIONS)]
             lists = re.findall(r"(?:may still ask about|not asked yet): <<<(.*?)>>>", " ".join(user_texts(request)))

@@ -28,7 +28,7 @@ import random
 import re
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -41,6 +41,7 @@ from agents.steps import seeker_talk as talk
 from agents.steps.seeker_answer import (
     GIVING_UP, NOTHING_LEFT, AnswerInput, Fact, SeekerAnswer, SeekerAnswerStep, Wording,
 )
+from agents.steps.seeker_move import MoveInput, SeekerMoveStep
 from agents.steps.summarize import SummarizeInput, SummarizeReviewsStep
 from agents.steps.text import fill_form, pick, split_sentences
 from environments.base import ItemCard, SeekerObservation, SeekerReply
@@ -100,6 +101,17 @@ class SeekerContext:
     summarize: SummarizeReviewsStep
     own_review_sentences: int
     rates: TalkRates = TalkRates()
+    move: SeekerMoveStep = field(default_factory=SeekerMoveStep)
+
+
+@dataclass(frozen=True, slots=True)
+class TalkMove:
+    """A talk move: the reply as the offline seeker words it, the move in words for a
+    language model (`task`), and what its message must name (any one of `refs`)."""
+
+    reply: SeekerReply
+    task: str
+    refs: tuple[str, ...] = ()
 
 
 def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentences: int) -> list[Fact]:
@@ -170,12 +182,17 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
     open_question = bool(last.metadata.get("opening")) or last.text.strip() == OPEN_QUESTION
     stated, reacted = list(state["stated"]), list(state.get("reacted", []))
     offline = context.answer.llm is None
-    if offline and obs.shown and not last.metadata.get("opening"):
+    if obs.shown and not last.metadata.get("opening"):
         move = talk_move(obs, state["facts"], stated, reacted, context.rates)
         if move is not None:
-            move = replace(move, text=talk.styled(move.text, obs.episode_seed, len(obs.dialogue)))
-            return {"action": move, "stated": stated + move.metadata["facts"],
-                    "reacted": reacted + move.metadata["about"]}
+            worded = await context.move.run(MoveInput(
+                move.task, move.reply.text, obs.dialogue, obs.item_noun, profile.title,
+                [card.title for card in obs.shown], move.refs))
+            text = (talk.styled(worded.text, obs.episode_seed, len(obs.dialogue)) if context.move.llm is None
+                    else never_name(worded.text, profile.title))
+            reply = replace(move.reply, text=text)
+            return {"action": reply, "stated": stated + reply.metadata["facts"],
+                    "reacted": reacted + reply.metadata["about"]}
     result = await context.answer.run(AnswerInput(
         question=last.text, facts=state["facts"], stated=frozenset(stated), dialogue=obs.dialogue,
         item_noun=obs.item_noun, target_title=profile.title, open_question=open_question, seed=obs.episode_seed,
@@ -221,7 +238,7 @@ def with_kind(result: SeekerAnswer, facts: Sequence[Fact], stated: Sequence[str]
 
 
 def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[str], reacted: Sequence[str],
-              rates: TalkRates) -> SeekerReply | None:
+              rates: TalkRates) -> TalkMove | None:
     """A reaction to a shown item, a question about one, or a liked item named; None: answer.
 
     With nothing left to say, a move is taken whenever one is possible (people go on
@@ -231,7 +248,8 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
     keys = (obs.episode_seed, len(obs.dialogue))
     own = [t for t in obs.dialogue if t.role == Role.seeker]
     if own and own[-1].metadata.get("move") == "ask" and rnd.random() < ACKNOWLEDGE_ANSWER:
-        return _reply(talk.acknowledge(*keys), "acknowledge", [])  # it asked; the recommender answered
+        return _reply(talk.acknowledge(*keys), "acknowledge", [],  # it asked; the recommender answered
+                      task="take in the recommender's answer to your question, briefly")
     fresh = [(i, card) for i, card in enumerate(obs.shown) if card.id not in reacted]
     others = [(i, card) for i, card in fresh if card.id != profile.target_id]
     unsaid = [f for f in facts if f.key not in stated and f.phrase]
@@ -239,22 +257,29 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
     exhausted = not any(f.key not in stated for f in facts)
     target = next(((i, card) for i, card in fresh if card.id == profile.target_id), None)
     if target is not None and (rnd.random() < LIKE_TARGET or exhausted):
-        return _reply(talk.like_shown(talk.refer(target[0], "", *keys, may_name=False), *keys), "like", [target[1]])
+        ref = talk.refer(target[0], "", *keys, may_name=False)
+        return _reply(talk.like_shown(ref, *keys), "like", [target[1]],
+                      task=f"say that {ref} on the screen looks right to you", refs=(ref,))
     draw = rnd.random()
     if others and (draw < rates.react or exhausted and (draw < 0.6 or not liked and draw < 0.8)):
         return react(others[0], facts, unsaid, profile, rnd, keys)
     if others and (draw < rates.react + rates.ask or exhausted and (draw < 0.75 or not liked)):
         position, card = others[0]
         fact = rnd.choice(unsaid) if unsaid and rnd.random() < 0.8 else None
-        text = talk.ask_shown(_ref(position, card, keys), *keys, want=fact.phrase if fact else "")
-        return _reply(text, "ask", [card], fact=fact)
+        ref = _ref(position, card, keys)
+        text = talk.ask_shown(ref, *keys, want=fact.phrase if fact else "")
+        task = (f"ask the recommender whether {ref} is right for what you want: {fact.phrase}" if fact
+                else f"ask the recommender one question about {ref}")
+        return _reply(text, "ask", [card], fact=fact, task=task, refs=(ref,))
     if liked and (draw < rates.react + rates.ask + rates.name or exhausted):
-        return _reply(talk.name_liked(liked[0], *keys), "name", [], keys=[f"liked:{liked[0]}"])
+        title = talk.spoken_title(liked[0])
+        return _reply(talk.name_liked(liked[0], *keys), "name", [], keys=[f"liked:{liked[0]}"],
+                      task=f"say that you liked {title}", refs=(title,))
     return None
 
 
 def react(shown: tuple[int, ItemCard], facts: Sequence[Fact], unsaid: Sequence[Fact], profile: TargetBiasedProfile,
-          rnd: random.Random, keys: tuple[object, ...]) -> SeekerReply:
+          rnd: random.Random, keys: tuple[object, ...]) -> TalkMove:
     """Not this one: because it contradicts a wanted value, or to say something else wanted;
     with nothing to say, not known (an item people have not seen) or just not it."""
     position, card = shown
@@ -263,10 +288,13 @@ def react(shown: tuple[int, ItemCard], facts: Sequence[Fact], unsaid: Sequence[F
         reason = rnd.choice(unsaid)
     ref = _ref(position, card, keys)
     if reason is not None:
-        return _reply(talk.pass_shown(ref, *keys, want=reason.phrase), "pass", [card], fact=reason, dislike=True)
+        return _reply(talk.pass_shown(ref, *keys, want=reason.phrase), "pass", [card], fact=reason, dislike=True,
+                      task=f"say that {ref} is not it for you, because you want {reason.phrase}", refs=(ref,))
     if any(map(talk.speakable, profile.liked)) and rnd.random() < 0.5:
-        return _reply(talk.unknown_shown(ref, *keys), "unknown", [card])
-    return _reply(talk.pass_shown(ref, *keys), "pass", [card], dislike=True)
+        return _reply(talk.unknown_shown(ref, *keys), "unknown", [card],
+                      task=f"say that you have not seen or do not know {ref}", refs=(ref,))
+    return _reply(talk.pass_shown(ref, *keys), "pass", [card], dislike=True,
+                  task=f"say that {ref} is not for you", refs=(ref,))
 
 
 def _contradicts(card: ItemCard, claim: tuple[str, str, int]) -> bool:
@@ -280,14 +308,14 @@ def _ref(position: int, card: ItemCard, keys: tuple[object, ...]) -> str:
     return talk.refer(position, card.title, *keys, may_name=len(card.title.split()) <= MAX_TITLE_WORDS)
 
 
-def _reply(text: str, move: str, about: Sequence[ItemCard], *, fact: Fact | None = None, dislike: bool = False,
-           keys: Sequence[str] = ()) -> SeekerReply:
+def _reply(text: str, move: str, about: Sequence[ItemCard], *, task: str, refs: tuple[str, ...] = (),
+           fact: Fact | None = None, dislike: bool = False, keys: Sequence[str] = ()) -> TalkMove:
     facts = [*keys, *([fact.key] if fact else [])]
     claims = [list(fact.claim)] if fact is not None and fact.claim is not None else []
     feedback = {card.id: "dislike" for card in about} if dislike else {}
-    return SeekerReply(text=text, feedback=feedback, metadata={
+    return TalkMove(SeekerReply(text=text, feedback=feedback, metadata={
         "has_preference": fact is not None, "fact": facts[0] if facts else None, "facts": facts, "claims": claims,
-        "move": move, "about": [card.id for card in about]})
+        "move": move, "about": [card.id for card in about]}), task, refs)
 
 
 async def _needs_profile(state: SeekerState) -> str:
@@ -318,6 +346,7 @@ def build(llm: Any | None = None, embedding_model: str | None = None, no_prefere
         summarize=SummarizeReviewsStep(llm, "seeker"),
         own_review_sentences=own_review_sentences,
         rates=TalkRates(react_rate, ask_rate, name_rate),
+        move=SeekerMoveStep(llm, "seeker"),
     )
     return GraphAgent(Role.seeker, build_graph(), context, memory_keys=("facts", "stated", "reacted"),
                       resume=stated_in)

@@ -68,6 +68,7 @@ class ClarifyInput:
     turn: int
     aspects: Sequence[str] = field(default_factory=tuple)
     mined: AspectVocabulary | None = None
+    named: Sequence[Item] = field(default_factory=tuple)  # items the conversation has named (CRAG's links)
 
 
 def normalized_values(item: Item, aspect: str) -> tuple[str, ...]:
@@ -162,6 +163,7 @@ def _repeats_attribute(mined: str, attributes: tuple[str, ...]) -> bool:
 
 REPEATED_QUESTION = "you already asked this question; ask about something else"
 NAMED_CANDIDATE = "you named a candidate ({title}); ask what the person wants, without naming any {noun}"
+NAMED_ITEM = "you named {title}; ask what the person wants, without naming any {noun}"
 
 
 @functools.lru_cache(maxsize=256)
@@ -306,15 +308,18 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
     def check(self, output: BaseModel, inputs: ClarifyInput) -> str | None:
         """A question already asked, word for word, is refused (Qwen2.5-1.5B asked one twice
         running), and so is one naming a candidate ("What is the cuisine of Kitchen on Bridge
-        Street II?", which the person cannot know); asking about an aspect again in other
-        words the schema prevents."""
+        Street II?", which the person cannot know) or an item the conversation named (in CRAG
+        it asked "What genre do you think Hugo's Promise fits into?" of a film the person had
+        liked, five turns running, one aspect after another); asking about an aspect again in
+        other words the schema prevents."""
         question = getattr(output, "question", "")
         if said_before(question, inputs.dialogue, Role.recommender):
             return REPEATED_QUESTION
         words = normalised(question)
-        named = next((item.title for item in inputs.candidates[:10] if normalised(item.title) in words), None)
-        if named is not None:
-            return NAMED_CANDIDATE.format(title=named, noun=inputs.item_noun)
+        for items, message in ((inputs.candidates[:10], NAMED_CANDIDATE), (inputs.named, NAMED_ITEM)):
+            named = next((item.title for item in items if normalised(item.title) in words), None)
+            if named is not None:
+                return message.format(title=named, noun=inputs.item_noun)
         return None
 
     def prompt_variables(self, inputs: ClarifyInput) -> dict[str, object]:

@@ -173,8 +173,9 @@ async def respond(state: CragState, runtime: Runtime[CragContext]) -> dict[str, 
     question, aspect, asked = "", None, list(state.get("asked_aspects", []))
     if settings.ask:
         top = [items[p] for p in final[: settings.question_pool]]
+        named = tuple(items[p] for p in sorted(state["mentions"].mentioned))
         clarified = await ctx.clarify.run(ClarifyInput(obs.dialogue, top, asked, obs.item_noun, obs.turn,
-                                                       tuple(ctx.catalog.aspects)))
+                                                       tuple(ctx.catalog.aspects), named=named))
         question, aspect = clarified.question, clarified.aspect
         asked += [aspect] if aspect else []
     metadata = {"aspect": aspect, "positives": [ids[p] for p in state["anchors"]],

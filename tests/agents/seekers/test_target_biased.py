@@ -154,7 +154,8 @@ def _shown_obs(profile=PROFILE, seed=0, shown=SHOWN):
 
 def _moves(profile=PROFILE, rates=TalkRates(), shown=SHOWN, stated=()):
     facts = profile_facts(profile, "", 3)
-    return [talk_move(_shown_obs(profile, seed, shown), facts, list(stated), [], rates) for seed in range(200)]
+    moves = [talk_move(_shown_obs(profile, seed, shown), facts, list(stated), [], rates) for seed in range(200)]
+    return [m.reply if m is not None else None for m in moves]
 
 
 def test_reacts_asks_and_names_at_about_the_configured_rates():
@@ -208,5 +209,5 @@ def test_after_asking_it_sometimes_takes_in_the_answer():
                          items_shown=[c.id for c in SHOWN]))
         moves.append(talk_move(SeekerObservation(2, dialogue, SHOWN, PROFILE, "restaurants", seed), facts, [], [],
                                TalkRates()))
-    acks = [m for m in moves if m is not None and m.metadata["move"] == "acknowledge"]
+    acks = [m.reply for m in moves if m is not None and m.reply.metadata["move"] == "acknowledge"]
     assert 25 <= len(acks) <= 75 and all(len(m.text.split()) <= 4 and not m.feedback for m in acks)

@@ -206,3 +206,7 @@ def test_a_question_naming_a_candidate_or_asked_before_is_refused():
     assert step.check(answer(aspect=None, question="What cuisine are you after?"), inputs) == REPEATED_QUESTION
     assert step.check(answer(aspect=None, question="How lively should it be?"), inputs) is None
     assert answer.model_json_schema()["properties"]["aspect"]["type"] == "null"  # nothing left to name
+    liked = Item(id="h", title="Hugo's Promise", attributes={})  # a film the person named (CRAG's links)
+    named = ClarifyInput(dialogue, items, ["cuisine"], "movies", 2, named=(liked,))
+    assert "you named Hugo's Promise" in step.check(
+        answer(aspect=None, question="What genre do you think Hugo's Promise fits into?"), named)

@@ -10,7 +10,7 @@ from agents.base import GraphAgent
 from agents.llm.backends import openai
 from agents.llm.budget import RunBudget
 from agents.recommenders.popularity import build as build_popularity
-from agents.seekers.target_biased import SeekerContext, build_graph
+from agents.seekers.target_biased import SeekerContext, TalkRates, build_graph
 from agents.steps.seeker_answer import SeekerAnswerStep
 from agents.steps.summarize import SummarizeReviewsStep
 from environments.models import Role, TerminationReason
@@ -21,7 +21,8 @@ from simulators.engine.runner import run_episodes
 def _run(catalog, encoder, model, run_dir, budget, episodes=4):
     setup = SingleTargetSetup(catalog, target_pool_size=5)
     recommender = build_popularity(setup.recommender_catalog, llm=model)
-    context = SeekerContext(SeekerAnswerStep(model, encoder=encoder), SummarizeReviewsStep(model), 3)
+    context = SeekerContext(SeekerAnswerStep(model, encoder=encoder), SummarizeReviewsStep(model), 3,
+                            TalkRates(0.0, 0.0, 0.0))  # answers only: five calls an episode
     seeker = GraphAgent(Role.seeker, build_graph(), context, memory_keys=("facts", "stated"))
     return asyncio.run(run_episodes(setup, {"recommender": recommender, "seeker": seeker}, episodes=episodes, max_turns=2, seed=0,
                                     concurrency=1, run_dir=run_dir, config_hash="b", progress=False,
