@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -222,7 +223,8 @@ def seller_task(inputs: SellerUtteranceInput) -> str:
         details = f" (the product has: {inputs.product_details})" if inputs.product_details else ""
         return (f"recommend the {inputs.product} in one or two short sentences, "
                 f"saying which of their wishes it meets{details}")
-    return "thank the customer and end the conversation"
+    return ("say goodbye in one short sentence, glad the customer found what they wanted "
+            "(the customer has just accepted; do not repeat their words)")
 
 
 def names_aspect(text: str, aspect: str, hints: Sequence[str]) -> bool:
@@ -234,10 +236,18 @@ def stance_worded(text: str, stance: Stance) -> bool:
     """Whether a customer's message says this stance: the value for a wanted or unwanted one
     (the aspect alone for a yes/no value), the aspect for one it does not care about. Stricter
     than the offline tracker's rule, which also takes the aspect alone: the 1.5B customer
-    named the aspect while saying the opposite stance ("The wireless charging doesn't matter")."""
+    named the aspect while saying the opposite stance ("The wireless charging doesn't matter").
+    A value with numbers is worded by its numbers: the 1.5B customer said "the $60 to $120
+    price range" for "between $60 and $120", and was refused for it."""
     if stance.interest == "optional" or stance.value.lower() in ("yes", "no"):
         return mentions(text, display_name(stance.aspect))
+    numbers = NUMBER.findall(stance.value)
+    if numbers:  # "$60 to $120" says "between $60 and $120"; "4.5 stars or higher", "higher than 4.5 stars"
+        return all(re.search(rf"(?<![\d.]){re.escape(n)}(?![\d]|\.\d)", text) for n in numbers)
     return bool(stance.value) and mentions(text, stance.value)
+
+
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 class MentionedFeatures(BaseModel):

@@ -99,6 +99,10 @@ def test_stances_are_worded_by_value_and_the_tracker_reads_display_names():
     color = Stance("color", "optional")
     assert stance_worded("Something between $60 and $120, please.", price)
     assert not stance_worded("The price doesn't matter to me.", price)  # the aspect, the wrong stance
+    assert stance_worded("Something in the $60 to $120 range.", price)  # a numeric value by its numbers
+    assert not stance_worded("Around $60, please.", price)
+    review = Stance("customer_review", "wanted", "higher than 4 stars")
+    assert stance_worded("A rating of 4 stars or more.", review) and not stance_worded("4.5 stars, please.", review)
     assert stance_worded("I'd like wireless charging.", wireless) and stance_worded("Any color is fine.", color)
     step, inputs = TrackStateStep(), TrackInput("The wireless charging doesn't matter.", (wireless, color))
     assert "- wireless charging: wants yes" in step.prompt_variables(inputs)["remaining"]
