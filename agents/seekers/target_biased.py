@@ -259,7 +259,7 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
     if target is not None and (rnd.random() < LIKE_TARGET or exhausted):
         ref = talk.refer(target[0], "", *keys, may_name=False)
         return _reply(talk.like_shown(ref, *keys), "like", [target[1]],
-                      task=f"say that {ref} on the screen looks right to you", refs=(ref,))
+                      task=f"say that {ref} looks good to you", refs=(ref,))
     draw = rnd.random()
     if others and (draw < rates.react or exhausted and (draw < 0.6 or not liked and draw < 0.8)):
         return react(others[0], facts, unsaid, profile, rnd, keys)
@@ -268,9 +268,9 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
         fact = rnd.choice(unsaid) if unsaid and rnd.random() < 0.8 else None
         ref = _ref(position, card, keys)
         text = talk.ask_shown(ref, *keys, want=fact.phrase if fact else "")
-        task = (f"ask the recommender whether {ref} is right for what you want: {fact.phrase}" if fact
+        task = (f"ask the recommender if {ref} has {fact.phrase}" if fact
                 else f"ask the recommender one question about {ref}")
-        return _reply(text, "ask", [card], fact=fact, task=task, refs=(ref,))
+        return _reply(text, "ask", [card], fact=fact, task=task, refs=_refs(ref, card))
     if liked and (draw < rates.react + rates.ask + rates.name or exhausted):
         title = talk.spoken_title(liked[0])
         return _reply(talk.name_liked(liked[0], *keys), "name", [], keys=[f"liked:{liked[0]}"],
@@ -289,12 +289,13 @@ def react(shown: tuple[int, ItemCard], facts: Sequence[Fact], unsaid: Sequence[F
     ref = _ref(position, card, keys)
     if reason is not None:
         return _reply(talk.pass_shown(ref, *keys, want=reason.phrase), "pass", [card], fact=reason, dislike=True,
-                      task=f"say that {ref} is not it for you, because you want {reason.phrase}", refs=(ref,))
+                      task=f"say that {ref} is not it for you, because you want {reason.phrase}",
+                      refs=_refs(ref, card))
     if any(map(talk.speakable, profile.liked)) and rnd.random() < 0.5:
         return _reply(talk.unknown_shown(ref, *keys), "unknown", [card],
-                      task=f"say that you have not seen or do not know {ref}", refs=(ref,))
+                      task=f"say that you do not know {ref}", refs=_refs(ref, card))
     return _reply(talk.pass_shown(ref, *keys), "pass", [card], dislike=True,
-                  task=f"say that {ref} is not for you", refs=(ref,))
+                  task=f"say that {ref} is not for you", refs=_refs(ref, card))
 
 
 def _contradicts(card: ItemCard, claim: tuple[str, str, int]) -> bool:
@@ -306,6 +307,14 @@ def _contradicts(card: ItemCard, claim: tuple[str, str, int]) -> bool:
 
 def _ref(position: int, card: ItemCard, keys: tuple[object, ...]) -> str:
     return talk.refer(position, card.title, *keys, may_name=len(card.title.split()) <= MAX_TITLE_WORDS)
+
+
+def _refs(ref: str, card: ItemCard) -> tuple[str, ...]:
+    """How a message may point at a shown item other than the target: as the move says, or by
+    its title (told "the first one", the 1.5B seeker named the film instead, and 26 of its 85
+    moves on grounded ReDial fell back to the offline wording for it)."""
+    title = talk.spoken_title(card.title)
+    return (ref, title) if talk.speakable(title) and title != ref else (ref,)
 
 
 def _reply(text: str, move: str, about: Sequence[ItemCard], *, task: str, refs: tuple[str, ...] = (),
