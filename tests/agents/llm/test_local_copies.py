@@ -34,12 +34,15 @@ class SlowModel:
         return {"choices": [{"message": {"content": f"copy {self.copy}"}}], "usage": {}}
 
 
-def run_calls(instances: int, monkeypatch) -> set[str]:
+def run_calls(instances: int, monkeypatch, chats: int = 1) -> set[str]:
+    """12 calls from 6 threads, spread over `chats` chat models on the same model file (a
+    run's curator and listener are two)."""
     SlowModel.active, SlowModel.peak = {}, 0
     monkeypatch.setattr(local_module, "load_llama", lambda path, n_ctx, n_threads, copy=0: SlowModel(copy))
-    chat = LlamaCppChat(model_path="unused.gguf", model_name="local:unused", instances=instances)
+    models = [LlamaCppChat(model_path="unused.gguf", model_name="local:unused", instances=instances)
+              for _ in range(chats)]
     with ThreadPoolExecutor(max_workers=6) as pool:
-        answers = list(pool.map(lambda _: chat.invoke([HumanMessage(content="hi")]).content, range(12)))
+        answers = list(pool.map(lambda i: models[i % chats].invoke([HumanMessage(content="hi")]).content, range(12)))
     return set(answers)
 
 
@@ -49,3 +52,8 @@ def test_two_copies_answer_two_calls_at_once_never_two_on_one_copy(monkeypatch):
 
 def test_one_copy_answers_one_call_at_a_time(monkeypatch):
     assert run_calls(1, monkeypatch) == {"copy 0"} and SlowModel.peak == 1
+
+
+def test_chat_models_on_one_model_file_share_its_copies(monkeypatch):
+    assert run_calls(1, monkeypatch, chats=2) == {"copy 0"} and SlowModel.peak == 1
+    assert run_calls(2, monkeypatch, chats=3) == {"copy 0", "copy 1"} and SlowModel.peak == 2
