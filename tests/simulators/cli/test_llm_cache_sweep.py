@@ -26,7 +26,10 @@ def _sweep(stub: OpenAIStubServer, catalog_dir, sweep_dir, cache_dir) -> subproc
 def _transcripts(sweep_dir) -> list[list[str]]:
     logs = sorted(sweep_dir.glob("*/episodes.jsonl"))
     assert len(logs) == 2, logs  # one directory per job, directly under the sweep dir
-    return [[t["text"] for t in json.loads(line)["turns"]] for log in logs for line in log.read_text().splitlines()]
+    # by episode index: a log lists episodes as they finished, which differs between a cold and a warm run
+    episodes = [sorted((json.loads(line) for line in log.read_text().splitlines()), key=lambda e: e["index"])
+                for log in logs]
+    return [[t["text"] for t in episode["turns"]] for job in episodes for episode in job]
 
 
 def test_warm_cache_sweep_makes_zero_requests(tiny_catalog_dir, tmp_path):

@@ -59,7 +59,8 @@ def test_agents_use_the_chat_model_their_config_names(tiny_catalog_dir, tmp_path
     for episode in episodes:
         texts = [turn["text"] for turn in episode["turns"]]
         assert texts[1] == "SCRIPTED: something spicy" and texts[2] == "REC: which cuisine?"
-        assert {call["step"] for call in episode["llm_calls"]} == {"seeker_answer", "clarify_question",
-                                                                   "summarize_reviews"}
+        steps = {call["step"] for call in episode["llm_calls"]}
+        answered = {"seeker_answer", "clarify_question", "summarize_reviews"}
+        assert answered <= steps <= answered | {"seeker_move"}  # talk moves, when drawn, ask the model too
     calls = (run_dir / "llm_calls.jsonl").read_text().splitlines()
     assert len(calls) == sum(len(e["llm_calls"]) for e in episodes)
