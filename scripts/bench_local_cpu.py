@@ -5,7 +5,8 @@ in the order the run sent them, so consecutive calls share what they shared in t
 through llama-cpp-python under each setting, one fresh process per setting so that
 environment variables and the loaded weights do not leak between them:
 
-- `threads2`: two threads, the shipped default (`conf/llm/qwen2.5-1.5b.yaml`);
+- `threads2`: two threads, the default until 0.2.4 (`conf/llm/qwen2.5-1.5b.yaml` now runs two
+  one-thread copies: `docs/llm.md`);
 - `threads1`: one thread;
 - `flash_attn`: two threads with flash attention;
 - `prefix_cache`: two threads with a `LlamaRAMCache`, which keeps the KV state of earlier
