@@ -125,7 +125,7 @@ def recommendation_fault(text: str, details: str) -> str | None:
     talking about "the customer's budget" to the customer: both are refused."""
     if details and normalised(details) in normalised(text):
         return "do not copy the product's feature list; say in words which wishes it meets"
-    if mentions(text, "the customer") or mentions(text, "the customer's"):
+    if mentions(text, "the customer"):  # "the customer's budget" too: the apostrophe ends the word
         return 'speak to the customer as "you"'
     return None
 
