@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field, create_model
 
 from agents.steps.base import LanguageStep
+from agents.steps.text import said_before, whole_sentences
 from environments.base import ItemCard
-from environments.models import Turn
+from environments.models import Role, Turn
 
 
 class SearchQuery(BaseModel):
@@ -126,6 +127,16 @@ class PlaylistPickStep(LanguageStep[PickInput, Picks]):
     def answer_model(self, inputs: PickInput) -> type[BaseModel]:
         return picks_up_to(max(inputs.count, 1))
 
+    def check(self, output: BaseModel, inputs: PickInput) -> str | None:
+        """A reply the curator sent before is refused: the 1.5B curator said the same
+        sentences word for word, turn after turn, whatever the listener answered."""
+        if said_before(getattr(output, "response", ""), inputs.dialogue, Role.recommender):
+            return "you said this before; say something new about the tracks shown now"
+        return None
+
+    def accept(self, output: Picks, inputs: PickInput) -> Picks:
+        return Picks(add=list(output.add), response=whole_sentences(output.response))
+
 
 @dataclass(frozen=True, slots=True)
 class SeekerInput:
@@ -150,8 +161,21 @@ class PlaylistSeekerStep(LanguageStep[SeekerInput, SeekerMove]):
         return {"brief": inputs.brief, "dialogue": dialogue_text(inputs.dialogue),
                 "playlist": numbered(inputs.playlist), "shown": numbered(inputs.shown), "count": inputs.size}
 
+    def check(self, output: BaseModel, inputs: SeekerInput) -> str | None:
+        """A message the listener sent before is refused (the 1.5B listener repeated its first
+        verdict word for word, about tracks no longer shown), and so is finishing with a
+        playlist under half the size it wants (it once finished at 3 of 15 tracks)."""
+        if said_before(getattr(output, "text", ""), inputs.dialogue, Role.seeker):
+            return "you said this before; say what you think of the tracks shown now"
+        if getattr(output, "done", False) and 2 * len(inputs.playlist) < inputs.size:
+            return (f"your playlist has {len(inputs.playlist)} tracks and you want about {inputs.size}: "
+                    "do not finish yet")
+        return None
+
     def accept(self, output: SeekerMove, inputs: SeekerInput) -> SeekerMove:
-        return SeekerMove(**output.model_dump()) if output.text.strip() else self.offline(inputs)
+        move = SeekerMove(**output.model_dump())
+        move.text = whole_sentences(move.text)
+        return move if move.text else self.offline(inputs)
 
 
 def brief_text(brief: object) -> str:

@@ -53,6 +53,17 @@ def said_before(text: str, dialogue: Sequence[object], role: object | None = Non
                                if role is None or getattr(t, "role") == role)
 
 
+def whole_sentences(text: str) -> str:
+    """`text` without a last sentence cut off midway (a grammar-constrained model writes up to
+    its field's length cap and stops there: "... and 'Otis Hart'. I"); unchanged when it ends
+    a sentence or has no earlier sentence end."""
+    text = text.strip()
+    if not text or text[-1] in ".!?\"')":
+        return text
+    ends = [m.end() for m in re.finditer(r"[.!?](?=\s)", text)]
+    return text[: ends[-1]] if ends else text
+
+
 def render_dialogue(turns: Sequence[object], limit: int = 20) -> str:
     lines = [f"{getattr(t, 'role')}: {getattr(t, 'text')}" for t in list(turns)[-limit:]]
     return "\n".join(lines) if lines else "(no dialogue yet)"

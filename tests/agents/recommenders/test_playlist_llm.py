@@ -76,11 +76,11 @@ def test_a_curator_naming_a_track_that_does_not_exist_adds_only_real_shown_ones(
 
 def test_seeker_numbers_outside_the_lists_are_ignored_and_noted(openai_stub, world, tmp_path):
     openai_stub.responder = crsim_responder({"playlist_seeker": lambda request: json.dumps({
-        "text": "STUB: the twelfth one is great, drop the fifth.", "like": [12, 2], "remove": [5], "done": True})})
+        "text": "STUB: the twelfth one is great, drop the fifth.", "like": [12, 2], "remove": [5], "done": False})})
     curator = build_curator(world, None, cache_dir=str(tmp_path))
     _, curation, _, reply, _ = one_round(world, curator, build_seeker(world, stub_model(openai_stub)), tmp_path)
     assert reply.feedback == {curation.shown[1]: "like"}
-    assert reply.metadata["ignored"] == [12, 5] and reply.remove == [] and reply.accept
+    assert reply.metadata["ignored"] == [12, 5] and reply.remove == [] and not reply.accept
 
 
 def test_a_malformed_answer_is_repaired_then_falls_back_to_the_offline_agents(openai_stub, world, tmp_path):
