@@ -249,7 +249,7 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
     own = [t for t in obs.dialogue if t.role == Role.seeker]
     if own and own[-1].metadata.get("move") == "ask" and rnd.random() < ACKNOWLEDGE_ANSWER:
         return _reply(talk.acknowledge(*keys), "acknowledge", [],  # it asked; the recommender answered
-                      task="take in the recommender's answer to your question, briefly")
+                      task="briefly thank the recommender for answering your question")
     fresh = [(i, card) for i, card in enumerate(obs.shown) if card.id not in reacted]
     others = [(i, card) for i, card in fresh if card.id != profile.target_id]
     unsaid = [f for f in facts if f.key not in stated and f.phrase]
@@ -259,7 +259,7 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
     if target is not None and (rnd.random() < LIKE_TARGET or exhausted):
         ref = talk.refer(target[0], "", *keys, may_name=False)
         return _reply(talk.like_shown(ref, *keys), "like", [target[1]],
-                      task=f"say that {ref} looks good to you", refs=(ref,))
+                      task=f"tell the recommender: {ref} looks good to me", refs=(ref,))
     draw = rnd.random()
     if others and (draw < rates.react or exhausted and (draw < 0.6 or not liked and draw < 0.8)):
         return react(others[0], facts, unsaid, profile, rnd, keys)
@@ -274,7 +274,7 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
     if liked and (draw < rates.react + rates.ask + rates.name or exhausted):
         title = talk.spoken_title(liked[0])
         return _reply(talk.name_liked(liked[0], *keys), "name", [], keys=[f"liked:{liked[0]}"],
-                      task=f"say that you liked {title}", refs=(title,))
+                      task=f"tell the recommender: I liked {title}", refs=(title,))
     return None
 
 
@@ -289,13 +289,13 @@ def react(shown: tuple[int, ItemCard], facts: Sequence[Fact], unsaid: Sequence[F
     ref = _ref(position, card, keys)
     if reason is not None:
         return _reply(talk.pass_shown(ref, *keys, want=reason.phrase), "pass", [card], fact=reason, dislike=True,
-                      task=f"say that {ref} is not it for you, because you want {reason.phrase}",
+                      task=f"tell the recommender: {ref} is not it for me, I want {reason.phrase}",
                       refs=_refs(ref, card))
     if any(map(talk.speakable, profile.liked)) and rnd.random() < 0.5:
         return _reply(talk.unknown_shown(ref, *keys), "unknown", [card],
-                      task=f"say that you do not know {ref}", refs=_refs(ref, card))
+                      task=f"tell the recommender: I do not know {ref}", refs=_refs(ref, card))
     return _reply(talk.pass_shown(ref, *keys), "pass", [card], dislike=True,
-                  task=f"say that {ref} is not for you", refs=_refs(ref, card))
+                  task=f"tell the recommender: {ref} is not for me", refs=_refs(ref, card))
 
 
 def _contradicts(card: ItemCard, claim: tuple[str, str, int]) -> bool:

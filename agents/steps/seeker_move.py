@@ -11,6 +11,7 @@ refused as repeats and worded offline); people react in a third of their turns.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,14 @@ from pydantic import BaseModel, Field
 from agents.steps.base import LanguageStep
 from agents.steps.text import mentions, render_dialogue, said_before
 from environments.models import Role, Turn
+
+
+# The recommender's voice in a seeker's message: the 1.5B seeker, told to say an item was not
+# for it, wrote "I don't think Place 11 is the right choice for you", "doesn't fit your
+# budget", "I'd recommend Diego's V instead", "I don't have any Korean restaurants in my list".
+RECOMMENDER_VOICE = re.compile(
+    r"\bi(?:'d| would)? (?:recommend|suggest)\b|\byour (?:budget|preferences?|criteria|taste|needs|request)\b"
+    r"|\bfor you\b|\bin my (?:list|database)\b|\bi (?:don't|do not) have any\b", re.IGNORECASE)
 
 
 class SeekerLine(BaseModel):
@@ -57,11 +66,14 @@ class SeekerMoveStep(LanguageStep[MoveInput, SeekerLine]):
                 "shown": "\n".join(f"{n}. {title}" for n, title in enumerate(inputs.shown, 1)) or "(nothing)"}
 
     def check(self, output: BaseModel, inputs: MoveInput) -> str | None:
-        """A message the seeker already sent, one that does not say which item it is about,
-        or one naming the seeker's own target, is refused."""
+        """A message the seeker already sent, one in the recommender's voice, one that does not
+        say which item it is about, or one naming the seeker's own target, is refused."""
         text = getattr(output, "text", "")
         if said_before(text, inputs.dialogue, Role.seeker):
             return "you sent this before; say something new"
+        if RECOMMENDER_VOICE.search(text):
+            return ("you are the one looking, not the recommender: speak for yourself ('for me', 'I want') "
+                    "and recommend nothing")
         if inputs.refs and not any(mentions(text, ref) for ref in inputs.refs):
             return f"your message must say which item it is about: {' or '.join(repr(r) for r in inputs.refs)}"
         if inputs.target_title.strip() and mentions(text, inputs.target_title):

@@ -110,7 +110,7 @@ class SellerUtteranceStep(LanguageStep[SellerUtteranceInput, Utterance]):
         of its aspects (nor one of their example values), or any earlier message, is refused."""
         text = getattr(output, "utterance", "")
         if said_before(text, inputs.dialogue):
-            return "this was said before; say something new"
+            return copied_fault(seller_task(inputs))
         if inputs.mode in ("ask", "explain"):
             missing = [display_name(a.aspect) for a in inputs.aspects if not names_aspect(text, a.aspect, a.hints)]
             if missing:
@@ -118,6 +118,14 @@ class SellerUtteranceStep(LanguageStep[SellerUtteranceInput, Utterance]):
         if inputs.mode == "recommend":
             return recommendation_fault(text, inputs.product_details)
         return None
+
+
+def copied_fault(task: str) -> str:
+    """The repair request for a copied message. Qwen2.5-1.5B echoed the conversation's last
+    line (the customer's acceptance as the seller's goodbye, the seller's question as the
+    customer's answer), and told only "say something new" it echoed another line: 36 of the
+    89 answers refused in ten TRACER episodes. The request restates the move."""
+    return f"you copied a message from the conversation; write your own new message that does this: {task}"
 
 
 def recommendation_fault(text: str, details: str) -> str | None:
@@ -159,7 +167,7 @@ class CustomerUtteranceStep(LanguageStep[CustomerUtteranceInput, Utterance]):
         stance unsaid (`stance_worded`), or that repeats an earlier message, is refused."""
         text = getattr(output, "utterance", "")
         if said_before(text, inputs.dialogue):
-            return "this was said before; say something new"
+            return copied_fault(customer_task(inputs))
         if inputs.mode == "answer":
             unsaid = [stance_phrase(s) for s in inputs.stances if not stance_worded(text, s)]
             if inputs.question and not mentions(text, display_name(inputs.question)):

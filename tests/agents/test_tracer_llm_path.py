@@ -86,7 +86,7 @@ def test_a_repeated_or_off_topic_move_is_refused_and_worded_offline(openai_stub)
     setup = small_shopping_setup()
     episode = run_shopping_offline(setup, 1, llm=model(openai_stub), question_rate=0.0, max_turns=3)[0]
     seller = [c for c in episode.llm_calls if c.step == "shopping_seller"]
-    assert not any(c.ok for c in seller) and all("said before" in c.error or "must ask" in c.error for c in seller)
+    assert not any(c.ok for c in seller) and all("you copied a message" in c.error or "must ask" in c.error for c in seller)
     customer = [c for c in episode.llm_calls if c.step == "shopping_customer"]
     assert customer[0].ok  # the opening states nothing to check
     assert customer[1:] and not any(c.ok for c in customer[1:])

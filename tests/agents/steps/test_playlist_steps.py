@@ -52,4 +52,5 @@ def test_a_message_cut_at_its_length_cap_loses_its_broken_last_sentence():
     cut = step.accept(SeekerMove(text="Lovely. And also the", like=[1]), seeker_input())
     assert cut.text == "Lovely." and cut.like == [1]
     inputs = PickInput(DIALOGUE, (), SHOWN, 2, Picks(response="Here are some tracks."))
-    assert PlaylistPickStep().accept(Picks(add=["1"], response="Here you go. I also"), inputs).response == "Here you go."
+    picked = PlaylistPickStep().accept(Picks(add=["1"], response="Here you go. I also"), inputs)
+    assert picked.response == "Here you go."

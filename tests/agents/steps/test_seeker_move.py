@@ -25,6 +25,15 @@ def test_a_move_must_say_which_item_and_be_new_and_never_name_the_target():
     assert step.offline(INPUTS).text == "Not the second one, I think."
 
 
+def test_a_move_in_the_recommenders_voice_is_refused():
+    step = SeekerMoveStep()
+    for said in ("I don't think the second one is the right choice for you.",  # what Qwen2.5-1.5B wrote
+                 "The second one doesn't fit your budget.", "Not the second one; I'd recommend Golden Wok.",
+                 "I don't have any Korean places like the second one in my list."):
+        assert "recommend nothing" in step.check(SeekerLine(text=said), INPUTS), said
+    assert step.check(SeekerLine(text="The second one isn't for me. Thanks for your help!"), INPUTS) is None
+
+
 def test_an_llm_seeker_words_its_moves_through_the_server(openai_stub, tiny_catalog, hash_encoder):
     model = backends.openai("stub-model", base_url=openai_stub.url, timeout=5, max_retries=0)
     outcome = run_llm_episode(model, tiny_catalog, hash_encoder, max_turns=6,
