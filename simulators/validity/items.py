@@ -44,16 +44,26 @@ class TitleFinder:
                 self.forms[parts[0]].append((parts, item.id))
 
     def find(self, text: str) -> set[str]:
+        """Leftmost-longest: at each place the longest title form that occurs there names
+        the item(s), and the words it covers name nothing else. Otherwise "Police Academy 2"
+        named "Police Academy" too, and "The Avengers" named "Avengers: Infinity War" (whose
+        short form is "avengers"), and every early target name `target_named_early` counted
+        for the offline and the LLM seekers on grounded ReDial was such a sibling's title."""
         found: set[str] = set()
         tokens = title_tokens(text)
         capitalised = {title_tokens(m.group(0))[0] for m in _CAPITALISED.finditer(text) if title_tokens(m.group(0))}
-        for start, token in enumerate(tokens):
-            for parts, item_id in self.forms.get(token, ()):
-                if tuple(tokens[start:start + len(parts)]) != parts:
-                    continue
-                if len(parts) == 1 and token not in capitalised:
-                    continue
-                found.add(item_id)
+        start = 0
+        while start < len(tokens):
+            token = tokens[start]
+            matches = [(parts, item_id) for parts, item_id in self.forms.get(token, ())
+                       if tuple(tokens[start:start + len(parts)]) == parts
+                       and (len(parts) > 1 or token in capitalised)]
+            if not matches:
+                start += 1
+                continue
+            longest = max(len(parts) for parts, _ in matches)
+            found.update(item_id for parts, item_id in matches if len(parts) == longest)
+            start += longest
         return found
 
 

@@ -92,3 +92,16 @@ def test_rare_vocabulary_share_by_hand():
     dialogues = seeker_dialogues([_episode(0, [(R, "Hi?", {}), (S, "I want zesty food please", {})])])
     figure = compute_figures(dialogues, rare=rare)["rare_vocabulary_share"]
     assert abs(figure.value - 1 / 3) < 1e-12 and figure.n == 3
+
+
+def test_a_title_inside_a_longer_title_names_only_the_longer_one():
+    tiny = make_tiny_catalog()
+    titles = ["Police Academy (1984)", "Police Academy 2: Their First Assignment (1985)", "The Avengers (2012)",
+              "Avengers: Infinity War (2018)", "Avengers: Age of Ultron (2015)"]
+    items = [item.model_copy(update={"id": f"m{n}", "title": title}) for n, (item, title) in
+             enumerate(zip(tiny.items, titles))]
+    finder = TitleFinder(tiny.__class__(tiny.manifest, items))
+    assert finder.find("I'm considering Police Academy 2 tonight") == {"m1"}
+    assert finder.find("I don't like The Avengers, too serious") == {"m2"}
+    assert finder.find("Police Academy was fun, so was Infinity War") == {"m0"}  # a two-word subtitle is too generic
+    assert finder.find("I think Avengers was great") == {"m2", "m3", "m4"}  # a bare shared form stays ambiguous
