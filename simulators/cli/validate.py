@@ -17,7 +17,8 @@ reactions, cooperativeness, distinct-1/2, template rate, vocabulary only few ite
 (the leak signal), shortcuts (the target named early, in the top 10 after turn 1), and how
 well a classifier tells simulated turns from real ones (ROC AUC; 0.5: it cannot). Each
 figure has a bootstrap 95% CI over dialogues. Runs of grounded episodes (environment=grounded)
-are compared with the people of the same conversations. Writes validity.csv and validity.png.
+are compared with the people of the same conversations (all of a corpus whose conversations
+they do not replay). Writes validity.csv and validity.png.
 
 crsim validate ranking DIR --recommender A B ... orders recommenders offline on the logged
 dialogues and in simulation on the same conversations, and reports Kendall's tau;
@@ -66,9 +67,14 @@ def main(argv: list[str]) -> int:
     real = corpus_episodes(args.against, args.split)
     grounded = {e.profile.get("conversation_id") for _, run in logged for e in run.episodes}
     if grounded and None not in grounded:  # grounded runs: the people of the same conversations
-        real = [e for e in real if e.id in grounded]
-        console.print(f"grounded runs: the people are the {len(real)} conversations they replay",
-                      highlight=False, markup=False)
+        same = [e for e in real if e.id in grounded]
+        if same:
+            real = same
+            console.print(f"grounded runs: the people are the {len(real)} conversations they replay",
+                          highlight=False, markup=False)
+        else:  # another corpus's people (CRS Arena's beside ReDial-grounded runs): all of them
+            console.print(f"grounded runs replay none of these conversations: the people are all {len(real)}",
+                          highlight=False, markup=False)
     people = SeekerSet.of(PEOPLE, real, load_catalog_dir(args.against))
     shared = load_catalog_dir(args.catalog) if args.catalog else None
     runs = []

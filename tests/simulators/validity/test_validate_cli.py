@@ -81,3 +81,10 @@ def test_grounded_runs_are_compared_with_the_same_conversations(tmp_path, capsys
     frame = pd.read_csv(tmp_path / "out" / "validity.csv").set_index(["set", "figure"])
     assert frame.loc[("people", "words_per_turn"), "value"] == 6.0  # only d2, the conversation the run replays
     assert "the people are the 1 conversations they replay" in capsys.readouterr().out
+    other = run.parent / "other"  # another corpus, none of whose conversations the run replays: all its people
+    make_tiny_catalog().save(other)
+    _write(other / "dialogues.jsonl", [_dialogue(7, ["one two"]), _dialogue(8, ["one two three four"])])
+    assert main([str(run), "--against", str(other), "--no-classifier", "--out", str(tmp_path / "out2")]) == 0
+    frame = pd.read_csv(tmp_path / "out2" / "validity.csv").set_index(["set", "figure"])
+    assert frame.loc[("people", "words_per_turn"), "value"] == 3.0
+    assert "replay none of these conversations: the people are all 2" in capsys.readouterr().out
