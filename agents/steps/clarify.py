@@ -17,6 +17,7 @@ aspect that repeats an attribute.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 import functools
@@ -164,6 +165,16 @@ def _repeats_attribute(mined: str, attributes: tuple[str, ...]) -> bool:
 REPEATED_QUESTION = "you already asked this question; ask about something else"
 NAMED_CANDIDATE = "you named a candidate ({title}); ask what the person wants, without naming any {noun}"
 NAMED_ITEM = "you named {title}; ask what the person wants, without naming any {noun}"
+DEFINITE_ITEM = "you asked about one {noun} as if it were known; ask what the person wants in a {noun}"
+
+
+def asks_about_one_item(question: str, item_noun: str) -> str | None:
+    """The singular noun when the question asks what one unnamed item is like ("What themes
+    does the movie explore?", "What era do you think the movie is set in?"): in CRAG the
+    1.5B recommender, refused for naming the film, asked about "the movie" instead."""
+    noun = item_noun[:-1] if item_noun.endswith("s") else item_noun
+    pattern = rf"\b(?:do you think|does|did|is|was) (?:the|this|that) {re.escape(noun)}\b"
+    return noun if noun and re.search(pattern, question, flags=re.IGNORECASE) else None
 
 
 @functools.lru_cache(maxsize=256)
@@ -310,8 +321,9 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
         running), and so is one naming a candidate ("What is the cuisine of Kitchen on Bridge
         Street II?", which the person cannot know) or an item the conversation named (in CRAG
         it asked "What genre do you think Hugo's Promise fits into?" of a film the person had
-        liked, five turns running, one aspect after another); asking about an aspect again in
-        other words the schema prevents."""
+        liked, five turns running, one aspect after another), or one asking what one unnamed
+        item is like (`asks_about_one_item`); asking about an aspect again in other words the
+        schema prevents."""
         question = getattr(output, "question", "")
         if said_before(question, inputs.dialogue, Role.recommender):
             return REPEATED_QUESTION
@@ -320,7 +332,8 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
             named = next((item.title for item in items if normalised(item.title) in words), None)
             if named is not None:
                 return message.format(title=named, noun=inputs.item_noun)
-        return None
+        noun = asks_about_one_item(question, inputs.item_noun)
+        return DEFINITE_ITEM.format(noun=noun) if noun else None
 
     def prompt_variables(self, inputs: ClarifyInput) -> dict[str, object]:
         mined = inputs.mined
