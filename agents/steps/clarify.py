@@ -170,10 +170,11 @@ DEFINITE_ITEM = "you asked about one {noun} as if it were known; ask what the pe
 
 def asks_about_one_item(question: str, item_noun: str) -> str | None:
     """The singular noun when the question asks what one unnamed item is like ("What themes
-    does the movie explore?", "What era do you think the movie is set in?"): in CRAG the
-    1.5B recommender, refused for naming the film, asked about "the movie" instead."""
+    does the movie explore?", "What is the tone of the movie?"; not "the movie you want"): in
+    CRAG the 1.5B recommender, refused for naming the film, asked about "the movie" instead,
+    13 of its 50 questions."""
     noun = item_noun[:-1] if item_noun.endswith("s") else item_noun
-    pattern = rf"\b(?:do you think|does|did|is|was) (?:the|this|that) {re.escape(noun)}\b"
+    pattern = rf"\b(?:do you think|does|did|is|was|of) (?:the|this|that) {re.escape(noun)}\b(?! you)"
     return noun if noun and re.search(pattern, question, flags=re.IGNORECASE) else None
 
 

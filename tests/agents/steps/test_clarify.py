@@ -211,7 +211,8 @@ def test_a_question_naming_a_candidate_or_asked_before_is_refused():
     assert "you named Hugo's Promise" in step.check(
         answer(aspect=None, question="What genre do you think Hugo's Promise fits into?"), named)
     for about_one in ("What themes does the movie explore?", "What era do you think the movie is set in?",
-                      "What do you think the movie's tone is?"):  # what the 1.5B asked in CRAG once refused
+                      "What do you think the movie's tone is?", "What is the tone of the movie?"):  # what the 1.5B asked in CRAG once refused
         assert "as if it were known" in step.check(answer(aspect=None, question=about_one), named), about_one
-    for about_wishes in ("What kind of movie are you in the mood for?", "Which era should the movies be from?"):
+    for about_wishes in ("What kind of movie are you in the mood for?", "Which era should the movies be from?",
+                         "What should the tone of the movie you want be?"):
         assert step.check(answer(aspect=None, question=about_wishes), named) is None, about_wishes
