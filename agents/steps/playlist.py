@@ -129,8 +129,10 @@ class PlaylistPickStep(LanguageStep[PickInput, Picks]):
 
     def check(self, output: BaseModel, inputs: PickInput) -> str | None:
         """A reply the curator sent before is refused: the 1.5B curator said the same
-        sentences word for word, turn after turn, whatever the listener answered."""
-        if said_before(getattr(output, "response", ""), inputs.dialogue, Role.recommender):
+        sentences word for word, turn after turn, whatever the listener answered. Compared as
+        it would be sent (`accept` drops a sentence cut off at the length cap): compared raw,
+        the cut-off fragment hid every repeat of a capped reply."""
+        if said_before(whole_sentences(getattr(output, "response", "")), inputs.dialogue, Role.recommender):
             return "you said this before; say something new about the tracks shown now"
         return None
 
@@ -165,7 +167,7 @@ class PlaylistSeekerStep(LanguageStep[SeekerInput, SeekerMove]):
         """A message the listener sent before is refused (the 1.5B listener repeated its first
         verdict word for word, about tracks no longer shown), and so is finishing with a
         playlist under half the size it wants (it once finished at 3 of 15 tracks)."""
-        if said_before(getattr(output, "text", ""), inputs.dialogue, Role.seeker):
+        if said_before(whole_sentences(getattr(output, "text", "")), inputs.dialogue, Role.seeker):
             return "you said this before; say what you think of the tracks shown now"
         if getattr(output, "done", False) and 2 * len(inputs.playlist) < inputs.size:
             return (f"your playlist has {len(inputs.playlist)} tracks and you want about {inputs.size}: "
