@@ -25,10 +25,12 @@ from environments.models import Role, Turn
 
 # The recommender's voice in a seeker's message: the 1.5B seeker, told to say an item was not
 # for it, wrote "I don't think Place 11 is the right choice for you", "doesn't fit your
-# budget", "I'd recommend Diego's V instead", "I don't have any Korean restaurants in my list".
+# budget", "doesn't quite fit the Italian theme you're looking for", "I'd recommend Diego's V
+# instead", "I don't have any Korean restaurants in my list".
 RECOMMENDER_VOICE = re.compile(
     r"\bi(?:'d| would)? (?:recommend|suggest)\b|\byour (?:budget|preferences?|criteria|taste|needs|request)\b"
-    r"|\bfor you\b|\bin my (?:list|database)\b|\bi (?:don't|do not) have any\b", re.IGNORECASE)
+    r"|\bfor you\b|\byou(?:'re| are) looking for\b|\bin my (?:list|database)\b|\bi (?:don't|do not) have any\b",
+    re.IGNORECASE)
 
 
 class SeekerLine(BaseModel):

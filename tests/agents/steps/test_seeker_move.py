@@ -29,7 +29,8 @@ def test_a_move_in_the_recommenders_voice_is_refused():
     step = SeekerMoveStep()
     for said in ("I don't think the second one is the right choice for you.",  # what Qwen2.5-1.5B wrote
                  "The second one doesn't fit your budget.", "Not the second one; I'd recommend Golden Wok.",
-                 "I don't have any Korean places like the second one in my list."):
+                 "I don't have any Korean places like the second one in my list.",
+                 "The second one doesn't fit the Italian theme you're looking for."):
         assert "recommend nothing" in step.check(SeekerLine(text=said), INPUTS), said
     assert step.check(SeekerLine(text="The second one isn't for me. Thanks for your help!"), INPUTS) is None
 
