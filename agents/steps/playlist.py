@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field, create_model
 
 from agents.steps.base import LanguageStep
-from agents.steps.text import said_before, whole_sentences
+from agents.steps.text import repeats_a_sentence, whole_sentences
 from environments.base import ItemCard
 from environments.models import Turn
 
@@ -128,12 +128,13 @@ class PlaylistPickStep(LanguageStep[PickInput, Picks]):
         return picks_up_to(max(inputs.count, 1))
 
     def check(self, output: BaseModel, inputs: PickInput) -> str | None:
-        """A message either side sent before is refused: the 1.5B curator said the same
-        sentences word for word, turn after turn, whatever the listener answered, and once
-        refused it sent the listener's last message back as its own. Compared as
+        """A message either side sent before, or one with such a sentence, is refused: the
+        1.5B curator said the same sentences word for word, turn after turn, whatever the
+        listener answered, and once refused it sent the listener's message back as its own,
+        with a sentence added. Compared as
         it would be sent (`accept` drops a sentence cut off at the length cap): compared raw,
         the cut-off fragment hid every repeat of a capped reply."""
-        if said_before(whole_sentences(getattr(output, "response", "")), inputs.dialogue):
+        if repeats_a_sentence(whole_sentences(getattr(output, "response", "")), inputs.dialogue):
             return "this was said before; say something new about the tracks shown now"
         return None
 
@@ -165,10 +166,11 @@ class PlaylistSeekerStep(LanguageStep[SeekerInput, SeekerMove]):
                 "playlist": numbered(inputs.playlist), "shown": numbered(inputs.shown), "count": inputs.size}
 
     def check(self, output: BaseModel, inputs: SeekerInput) -> str | None:
-        """A message either side sent before is refused (the 1.5B listener repeated its first
-        verdict word for word, about tracks no longer shown, or sent the curator's), and so is
-        finishing with a playlist under half the size it wants (it once finished at 3 of 15)."""
-        if said_before(whole_sentences(getattr(output, "text", "")), inputs.dialogue):
+        """A message either side sent before, or one with such a sentence, is refused (the
+        1.5B listener repeated its first verdict word for word, about tracks no longer shown,
+        or sent the curator's), and so is finishing with a playlist under half the size it
+        wants (it once finished at 3 of 15)."""
+        if repeats_a_sentence(whole_sentences(getattr(output, "text", "")), inputs.dialogue):
             return "this was said before; say what you think of the tracks shown now"
         if getattr(output, "done", False) and 2 * len(inputs.playlist) < inputs.size:
             return (f"your playlist has {len(inputs.playlist)} tracks and you want about {inputs.size}: "

@@ -53,6 +53,14 @@ def said_before(text: str, dialogue: Sequence[object], role: object | None = Non
                                if role is None or getattr(t, "role") == role)
 
 
+def repeats_a_sentence(text: str, dialogue: Sequence[object], min_words: int = 4) -> bool:
+    """Whether the message, or any sentence of it with `min_words` words or more, was sent
+    already by either side (the 1.5B curator sent the listener's message back with one
+    sentence of its own added, which `said_before` on the whole message does not see)."""
+    sentences = [s for s in split_sentences(text) if len(s.split()) >= min_words]
+    return said_before(text, dialogue) or any(said_before(s, dialogue) for s in sentences)
+
+
 def whole_sentences(text: str) -> str:
     """`text` without a last sentence cut off midway (a grammar-constrained model writes up to
     its field's length cap and stops there: "... and 'Otis Hart'. I"); unchanged when it ends

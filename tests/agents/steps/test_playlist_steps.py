@@ -44,6 +44,9 @@ def test_the_curator_may_not_send_a_reply_again():
     assert "said before" in step.check(answer(add=["1"], response="Great! I added two more."), inputs)
     assert step.check(answer(add=["1"], response="Glad you liked them; how about these?"), inputs) is None
     assert "said before" in step.check(answer(add=["1"], response=VERDICT), inputs)  # the listener's, sent back
+    echoed = VERDICT + " I think these will complement the playlist."  # the listener's, one sentence added
+    assert "said before" in step.check(answer(add=["1"], response=echoed), inputs)
+    assert step.check(answer(add=["1"], response="Great! Here are some more."), inputs) is None  # short: may recur
     capped = "Great! I added two more. These will set the mo"  # cut at the cap: sent as "Great! I added two more."
     assert "said before" in step.check(answer(add=["1"], response=capped), inputs)
 
