@@ -131,9 +131,9 @@ class PlaylistPickStep(LanguageStep[PickInput, Picks]):
         """A message either side sent before, or one with such a sentence, is refused: the
         1.5B curator said the same sentences word for word, turn after turn, whatever the
         listener answered, and once refused it sent the listener's message back as its own,
-        with a sentence added. Compared as
-        it would be sent (`accept` drops a sentence cut off at the length cap): compared raw,
-        the cut-off fragment hid every repeat of a capped reply."""
+        with a sentence added. Compared as it would be sent (`accept` drops a sentence cut
+        off at the length cap): compared raw, the cut-off fragment hid every repeat of a
+        capped reply."""
         if repeats_a_sentence(whole_sentences(getattr(output, "response", "")), inputs.dialogue):
             return "this was said before; say something new about the tracks shown now"
         return None
