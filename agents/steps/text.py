@@ -68,7 +68,7 @@ def whole_sentences(text: str) -> str:
     text = text.strip()
     if not text or text[-1] in ".!?\"')":
         return text
-    ends = [m.end() for m in re.finditer(r"[.!?](?=\s)", text)]
+    ends = [m.start() for m in _SENTENCE_END.finditer(text)]  # where `split_sentences` cuts
     return text[: ends[-1]] if ends else text
 
 
