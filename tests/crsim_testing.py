@@ -162,8 +162,8 @@ def run_llm_episode(model: Any, catalog: Any, encoder: Any, *, max_turns: int = 
     from agents.base import GraphAgent
     from agents.recommenders.popularity import build as build_popularity
     from agents.seekers.target_biased import SeekerContext, build_graph
-    from agents.steps.seeker_answer import SeekerAnswerStep
-    from agents.steps.summarize import SummarizeReviewsStep
+    from agents.steps.seeker.answer import SeekerAnswerStep
+    from agents.steps.seeker.summarize import SummarizeReviewsStep
     from environments.models import Role
     from environments.single_target import SingleTargetSetup
     from simulators.engine.episode import run_episode
@@ -175,7 +175,7 @@ def run_llm_episode(model: Any, catalog: Any, encoder: Any, *, max_turns: int = 
     from dataclasses import replace
 
     from agents.seekers.target_biased import TalkRates
-    from agents.steps.seeker_move import SeekerMoveStep
+    from agents.steps.seeker.move import SeekerMoveStep
 
     steps = replace(steps, rates=talk_rates or TalkRates(0.0, 0.0, 0.0), move=SeekerMoveStep(model, "seeker"))
     seeker = GraphAgent(Role.seeker, build_graph(), steps, memory_keys=("facts", "stated"))

@@ -10,7 +10,9 @@ delay (for client timeouts), a malformed body, or empty content.
 The server records every request (path, headers, body) so tests can count calls and check
 that the Authorization header was sent. It runs in a daemon thread, stops itself after
 `lifetime` seconds or `max_requests` requests (503 from then on), and cuts delays short
-when stopped, so a broken test cannot hang the suite.
+when stopped, so a broken test cannot hang the suite. The lifetime is generous (15 minutes):
+a whole LLM episode took 225 s on a two-core machine running other work, and a server that
+stopped under it failed a correct test (it was 120 s).
 
     from openai_stub_server import openai_stub  # noqa: F401  (the fixture)
 
@@ -337,7 +339,7 @@ class OpenAIStubServer:
     """The server, its script and its request log. Use as a context manager or `openai_stub`."""
 
     def __init__(self, responder: Responder | None = None, *, max_requests: int = 500,
-                 lifetime: float = 120.0) -> None:
+                 lifetime: float = 900.0) -> None:
         self.responder: Responder = responder or crsim_responder()
         self.max_requests = max_requests
         self.lifetime = lifetime

@@ -19,7 +19,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agents.base import GraphAgent, TurnState
-from agents.steps.shopping import (
+from agents.steps.tracer.dialogue import (
     CustomerUtteranceInput, CustomerUtteranceStep, Stance, TrackInput, TrackStateStep,
 )
 from environments.models import Role
@@ -94,7 +94,7 @@ def resume(observation: Any, moves: Any) -> dict[str, Any]:
 
 def build(llm: Any = None, phrase_bank: str = "a", question_rate: float = 0.1) -> GraphAgent[CustomerContext]:
     """Hydra factory (`conf/customer/tracer.yaml`)."""
-    from agents.steps.shopping_phrases import bank
+    from agents.steps.tracer.phrases import bank
 
     bank(phrase_bank)
     context = CustomerContext(CustomerUtteranceStep(llm, Role.customer.value),

@@ -21,7 +21,7 @@ from typing import Any
 from agents.base import GraphAgent, agent_from_function
 from agents.recommenders.curator import Curator, document_text, make_scorer
 from agents.recommenders.playlist_query import LEXICAL_SEPARATOR
-from agents.steps.playlist import (
+from agents.steps.playlist.steps import (
     PickInput, Picks, PlaylistPickStep, PlaylistSearchStep, SearchInput, link_tracks,
 )
 from environments.base import ItemCard

@@ -3,7 +3,7 @@
 Graph per turn: `retrieve` (score every candidate against the seeker's utterances so far)
 → `clarify` (look at the current top candidates and ask the question that best splits
 them; when the seeker just asked about an item shown, answer that first, see
-`agents/steps/item_answer.py`) → END. Popularity, BM25 and dense recommenders differ only in the scorer.
+`agents/steps/recommender/item_answer.py`) → END. Popularity, BM25 and dense recommenders differ only in the scorer.
 
 Questions are about the catalog's attributes and about the aspects its reviews talk
 about, mined once per catalog view when the recommender is built (cached on disk; see
@@ -23,8 +23,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agents.base import GraphAgent, TurnState
-from agents.steps.clarify import ClarifyInput, ClarifyStep
-from agents.steps.item_answer import ItemAnswerStep, answer_first
+from agents.steps.recommender.clarify import ClarifyInput, ClarifyStep
+from agents.steps.recommender.item_answer import ItemAnswerStep, answer_first
 from environments.base import Recommendation, RecommenderObservation
 from environments.catalog import Catalog
 from environments.models import Role, Turn

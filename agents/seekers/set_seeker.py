@@ -36,9 +36,9 @@ from typing import Any
 
 from agents.base import GraphAgent, agent_from_function
 from agents.steps.base import capturing, note_step_inputs
-from agents.steps.playlist import PlaylistSeekerStep, SeekerInput, SeekerMove, brief_text
-from agents.steps.seeker_talk import ORDINALS
-from agents.steps.value_lexicon import Feature, ValueLexicon
+from agents.steps.playlist.steps import PlaylistSeekerStep, SeekerInput, SeekerMove, brief_text
+from agents.steps.seeker.talk import ORDINALS
+from agents.steps.seeker.value_lexicon import Feature, ValueLexicon
 from environments.base import ItemCard, SeekerReply
 from environments.catalog import Catalog
 from environments.models import Role

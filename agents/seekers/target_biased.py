@@ -5,13 +5,13 @@ see `environments.target_facts`), its signature details, a summary of the target
 positive reviews and one review written by "its" user (withheld from the recommender's
 catalog by the environment). It speaks in its own words (never the catalog's), one to
 three aspects a turn, sometimes vaguely or by what it does not want, is sometimes unsure,
-and never names the target (`agents.steps.seeker_answer` has the turn policy). Once
+and never names the target (`agents.steps.seeker.answer` has the turn policy). Once
 everything is said, a question about something said before is answered again; having had
 nothing left to say twice, it ends the conversation (`quit`) rather than stall: on a small
 review-only catalog the seeker used to repeat "That's about all I can think of." for the
 rest of the episode.
 
-Besides answering, it talks as people do (`agents.steps.seeker_talk`): once items are
+Besides answering, it talks as people do (`agents.steps.seeker.talk`): once items are
 shown it sometimes reacts to one (its target: it looks right; another: not it, and why,
 with `dislike` feedback), asks the recommender about one ("is the second one quiet?"), or
 names an item it liked before (its reviewer's other favourites; a grounded person's named
@@ -35,14 +35,14 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agents.base import GraphAgent, TurnState
-from agents.steps.clarify import OPEN_QUESTION
-from agents.steps.review_facts import facts_from_reviews
-from agents.steps import seeker_talk as talk
-from agents.steps.seeker_answer import (
+from agents.steps.recommender.clarify import OPEN_QUESTION
+from agents.steps.seeker import talk
+from agents.steps.seeker.answer import (
     GIVING_UP, NOTHING_LEFT, AnswerInput, Fact, SeekerAnswer, SeekerAnswerStep, Wording,
 )
-from agents.steps.seeker_move import MoveInput, SeekerMoveStep
-from agents.steps.summarize import SummarizeInput, SummarizeReviewsStep
+from agents.steps.seeker.move import MoveInput, SeekerMoveStep
+from agents.steps.seeker.review_facts import facts_from_reviews
+from agents.steps.seeker.summarize import SummarizeInput, SummarizeReviewsStep
 from agents.steps.text import fill_form, pick, split_sentences
 from environments.base import ItemCard, SeekerObservation, SeekerReply
 from environments.models import Role, Turn

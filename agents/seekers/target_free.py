@@ -1,7 +1,7 @@
 """PEPPER's seekers: target-free (general + reflected preferences) and its target-biased variant.
 
 The target-free seeker is built from a user's *seen* items only: its own reviews become
-binary likes and dislikes, then general preferences (`agents.steps.preferences`). It is
+binary likes and dislikes, then general preferences (`agents.steps.pepper.preferences`). It is
 never told its targets. Each turn it reacts to the items on screen (reflected
 preferences: a seen item by its own review, an unseen one by its general preferences,
 given as `SeekerReply.feedback`), answers the recommender's question from its general
@@ -28,15 +28,16 @@ from langgraph.runtime import Runtime
 
 from agents.base import GraphAgent, TurnState
 from agents.seekers.target_biased import AVOID_FORMS, SIGNATURE_FORMS, frame, stated_in, value_fact
-from agents.steps.clarify import OPEN_QUESTION
-from agents.steps.preferences import (
-    ExtractPreferencesStep, GeneralInput, GeneralPreferences, GeneralPreferencesStep, PepperReplyStep, ReflectInput,
-    Reflection, ReflectStep, ReplyInput, ReviewInput, SeenEvidence, parse_features, reaction_bars, weights_of,
+from agents.steps.pepper.preferences import (
+    ExtractPreferencesStep, GeneralInput, GeneralPreferences, GeneralPreferencesStep, ReviewInput,
+    SeenEvidence, parse_features, reaction_bars, weights_of,
 )
-from agents.steps.seeker_answer import AnswerInput, Fact, SeekerAnswer, SeekerAnswerStep
-from agents.steps.seeker_talk import spoken_title
+from agents.steps.pepper.reflect import PepperReplyStep, ReflectInput, Reflection, ReflectStep, ReplyInput
+from agents.steps.recommender.clarify import OPEN_QUESTION
+from agents.steps.seeker.answer import AnswerInput, Fact, SeekerAnswer, SeekerAnswerStep
+from agents.steps.seeker.talk import spoken_title
+from agents.steps.seeker.value_lexicon import Feature, ValueLexicon
 from agents.steps.text import pick
-from agents.steps.value_lexicon import Feature, ValueLexicon
 from environments.base import ItemCard, SeekerObservation, SeekerReply
 from environments.catalog import Catalog
 from environments.errors import CrsimError
@@ -89,8 +90,8 @@ def disclosed_preferences(profile: PepperProfile, lexicon: ValueLexicon) -> Gene
     single-target seeker would know of it (`DisclosedTarget.knowledge`), else its shown
     attributes and the values its description words. Its signature details (what a plot
     summary gives away) become facts of their own (`signature_facts`)."""
-    from agents.steps.preferences import preferences_from_weights
-    from agents.steps.value_lexicon import attribute_values
+    from agents.steps.pepper.preferences import preferences_from_weights
+    from agents.steps.seeker.value_lexicon import attribute_values
 
     counts: Counter[Feature] = Counter()
     for target in profile.disclosed:
@@ -226,7 +227,8 @@ def build(catalog: Catalog, llm: Any | None = None, *, embedding_model: str | No
           encoder: Any | None = None) -> GraphAgent[PepperContext]:
     """Hydra factory for `seeker=target_free` (`encoder`: a ready sentence encoder, for tests)."""
     lexicon = ValueLexicon.for_catalog(catalog)
-    return _agent(catalog, llm, lexicon, encoder or get_encoder(embedding_model), no_preference_threshold, dont_know_rate,
+    return _agent(catalog, llm, lexicon, encoder or get_encoder(embedding_model), no_preference_threshold,
+    dont_know_rate,
                   extract=ExtractPreferencesStep(llm, "seeker", lexicon=lexicon),
                   general=GeneralPreferencesStep(llm, "seeker", lexicon=lexicon, min_support=min_support,
                                                  card_weight=card_weight),
@@ -238,7 +240,8 @@ def build_target_biased(catalog: Catalog, llm: Any | None = None, *, embedding_m
                         no_preference_threshold: float = 0.35, dont_know_rate: float = 0.1, mention_liked: int = 0,
                         encoder: Any | None = None) -> GraphAgent[PepperContext]:
     """Hydra factory for `seeker=target_biased_pepper` (needs `environment.disclose_targets=selected`)."""
-    return _agent(catalog, llm, ValueLexicon.for_catalog(catalog), encoder or get_encoder(embedding_model), no_preference_threshold,
+    return _agent(catalog, llm, ValueLexicon.for_catalog(catalog), encoder or get_encoder(embedding_model),
+    no_preference_threshold,
                   dont_know_rate, mention_liked=mention_liked)
 
 

@@ -20,8 +20,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agents.base import GraphAgent, TurnState
-from agents.steps.shopping import AskedAspect, SellerUtteranceInput, SellerUtteranceStep
 from agents.steps.text import display_name, mentions
+from agents.steps.tracer.dialogue import AskedAspect, SellerUtteranceInput, SellerUtteranceStep
 from environments.catalog import Catalog
 from environments.models import Role
 from environments.shopping.views import SellerMove, SellerView
@@ -118,7 +118,7 @@ def resume(observation: Any, moves: Any) -> dict[str, Any]:
 def build(catalog: Catalog | None = None, llm: Any = None, phrase_bank: str = "a",
           pair_rate: float = 0.5) -> GraphAgent[SellerContext]:
     """Hydra factory (`conf/seller/tracer.yaml`)."""
-    from agents.steps.shopping_phrases import bank
+    from agents.steps.tracer.phrases import bank
 
     bank(phrase_bank)  # an unknown bank is an error now, not in the first episode
     context = SellerContext(SellerUtteranceStep(llm, Role.seller.value), phrase_bank, pair_rate)

@@ -1,10 +1,12 @@
-"""Small text helpers shared by offline step implementations."""
+"""Small text helpers shared by the language steps of every role and method (the bottom layer
+of `agents/steps/` with `base.py`: a step package imports these, never another method's package)."""
 
 from __future__ import annotations
 
 import re
 import zlib
 from collections.abc import Sequence
+from functools import cache
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -75,3 +77,23 @@ def whole_sentences(text: str) -> str:
 def render_dialogue(turns: Sequence[object], limit: int = 20) -> str:
     lines = [f"{getattr(t, 'role')}: {getattr(t, 'text')}" for t in list(turns)[-limit:]]
     return "\n".join(lines) if lines else "(no dialogue yet)"
+
+
+def singular(noun: str) -> str:
+    """"restaurants" -> "restaurant", "movies" -> "movie": catalogs name their items in the plural,
+    snippets and answers speak of one ("This restaurant has ...")."""
+    if noun.endswith(("sses", "xes", "ches", "shes")):
+        return noun[:-2]
+    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+
+
+@cache
+def _analyzer() -> object:
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+    return SentimentIntensityAnalyzer()
+
+
+def sentiment(text: str) -> float:
+    """VADER compound score in [-1, 1] (imported lazily: loading the lexicon takes a moment)."""
+    return float(_analyzer().polarity_scores(text)["compound"])  # type: ignore[attr-defined]

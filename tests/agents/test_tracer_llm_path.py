@@ -15,7 +15,7 @@ from crsim_testing import run_shopping_offline, small_shopping_setup
 from openai_stub_server import Reply, crsim_responder
 
 from agents.llm import backends
-from agents.steps.shopping import (
+from agents.steps.tracer.dialogue import (
     CustomerUtteranceInput,
     CustomerUtteranceStep,
     MentionedFeatures,
@@ -28,7 +28,7 @@ from agents.steps.shopping import (
     seller_task,
     stance_worded,
 )
-from agents.steps.shopping_single_pass import PlannedFeature, SinglePassInput, SinglePassStep
+from agents.steps.tracer.single_pass import PlannedFeature, SinglePassInput, SinglePassStep
 from environments.models import TerminationReason
 from simulators.evaluators.shopping import ShoppingEvaluator
 

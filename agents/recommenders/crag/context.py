@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from agents.steps.clarify import ClarifyStep
-from agents.steps.crag import (
+from agents.steps.crag.entity_linking import TextLinker
+from agents.steps.crag.relevance import DialogueRelevance
+from agents.steps.crag.steps import (
     ContextReflectStep, ExtractMentionsStep, InferItemsStep, RecommendStep, ReflectLinksStep, RerankStep,
 )
-from agents.steps.entity_linking import TextLinker
-from agents.steps.item_answer import ItemAnswerStep
-from agents.steps.relevance import DialogueRelevance
+from agents.steps.recommender.clarify import ClarifyStep
+from agents.steps.recommender.item_answer import ItemAnswerStep
 from environments.catalog import Catalog
 from environments.errors import CrsimError
 

@@ -16,7 +16,7 @@
   items and (when retrieval ran) the collaborative score — the evidence a model reflecting
   on the list would weigh;
 - `respond`: a clarification question and the ranking, the question preceded by an answer
-  when the seeker just asked about an item shown (`agents/steps/item_answer.py`). Items
+  when the seeker just asked about an item shown (`agents/steps/recommender/item_answer.py`). Items
   already mentioned are never recommended; only the observation's candidates are.
 """
 
@@ -31,10 +31,10 @@ from langgraph.runtime import Runtime
 from agents.base import TurnState
 from agents.recommenders.crag.context import CragContext
 from agents.recommenders.crag.mentions import DialogueMentions, Linked, link_new_turns, summarize
-from agents.steps.clarify import ClarifyInput
-from agents.steps.crag import ItemsInDialogue, RecommendInput, rerank
-from agents.steps.item_answer import answer_first
-from agents.steps.relevance import percentiles
+from agents.steps.crag.relevance import percentiles
+from agents.steps.crag.steps import ItemsInDialogue, RecommendInput, rerank
+from agents.steps.recommender.clarify import ClarifyInput
+from agents.steps.recommender.item_answer import answer_first
 from environments.base import Recommendation
 
 RRF_K = 60  # reciprocal-rank fusion constant (Cormack et al.)

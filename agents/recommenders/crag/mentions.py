@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agents.recommenders.crag.context import CragContext
-from agents.steps.crag import ExtractInput, ReflectLinksInput
-from agents.steps.entity_linking import tie_rule
+from agents.steps.crag.entity_linking import tie_rule
+from agents.steps.crag.steps import ExtractInput, ReflectLinksInput
 from environments.models import Role, Turn
 
 FEEDBACK_ATTITUDE = {"like": 1, "dislike": -1}

@@ -17,9 +17,10 @@ from agents.base import GraphAgent
 from agents.recommenders.retrieval import asked_in, mined_aspects
 from agents.recommenders.sniprec.graph import SnipRecContext, SnipRecSettings, build_graph
 from agents.recommenders.sniprec.units import aspect_terms_of, item_units
-from agents.steps.clarify import ClarifyStep
-from agents.steps.item_answer import ItemAnswerStep
-from agents.steps.snippets import ExpandStep, ItemSnippetStep, QuerySnippetStep, singular, snippet_content
+from agents.steps.recommender.clarify import ClarifyStep
+from agents.steps.recommender.item_answer import ItemAnswerStep
+from agents.steps.sniprec.snippets import ExpandStep, ItemSnippetStep, QuerySnippetStep, snippet_content
+from agents.steps.text import singular
 from environments.catalog import Catalog
 from environments.errors import CrsimError
 from environments.models import Role

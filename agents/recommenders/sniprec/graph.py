@@ -30,11 +30,12 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agents.recommenders.retrieval import RecommenderState, clarify, demote_judged
-from agents.steps.clarify import ClarifyStep
-from agents.steps.item_answer import ItemAnswerStep
-from agents.steps.snippets import (
-    ExpandInput, ExpandStep, QuerySnippet, QuerySnippetInput, QuerySnippetStep, Transformation, expanded, singular,
+from agents.steps.recommender.clarify import ClarifyStep
+from agents.steps.recommender.item_answer import ItemAnswerStep
+from agents.steps.sniprec.snippets import (
+    ExpandInput, ExpandStep, QuerySnippet, QuerySnippetInput, QuerySnippetStep, Transformation, expanded,
 )
+from agents.steps.text import singular
 from environments.catalog import Catalog
 from environments.models import Role
 from environments.search.aspects import AspectVocabulary

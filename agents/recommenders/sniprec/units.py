@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.steps.base import capturing, note_step_inputs
-from agents.steps.snippets import ItemSnippetInput, ItemSnippets, ItemSnippetStep, singular
+from agents.steps.sniprec.snippets import ItemSnippetInput, ItemSnippets, ItemSnippetStep
+from agents.steps.text import singular
 from environments.catalog import Catalog
 from environments.models import Review, Snippet
 from environments.search.aspect_text import sentences
@@ -82,6 +83,8 @@ class SnippetCache:
         """Snippets of each review, in order: from the cache, or extracted and appended to it."""
         from tqdm.auto import tqdm
 
+        from environments.search.embeddings import show_bar
+
         done = self._load()
         keys = [content_key(noun, r.text) for r in reviews]
         if capturing():  # the step report measures this step on the reviews it is given, cached or not
@@ -91,7 +94,7 @@ class SnippetCache:
         todo = list(dict.fromkeys(key for key in keys if key not in done))
         text_of = {key: (r, titles.get(r.item_id, "")) for key, r in zip(keys, reviews)}
         with tqdm(total=len(todo), desc="Extracting snippets", unit="review",
-                  disable=not progress or len(todo) < 200) as bar:
+                  disable=not show_bar(progress and len(todo) >= 200)) as bar:
             for start in range(0, len(todo), batch):
                 chunk = todo[start:start + batch]
                 inputs = [ItemSnippetInput(text_of[k][0].text, noun, text_of[k][1], aspect_terms) for k in chunk]

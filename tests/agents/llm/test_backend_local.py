@@ -17,8 +17,8 @@ from crsim_testing import run_llm_episode  # noqa: E402
 
 from agents.llm.local import local  # noqa: E402
 from environments.models import TerminationReason  # noqa: E402
-from agents.steps.clarify import REPEATED_QUESTION  # noqa: E402
-from agents.steps.seeker_answer import REPEATED_REPLY  # noqa: E402
+from agents.steps.recommender.clarify import REPEATED_QUESTION  # noqa: E402
+from agents.steps.seeker.answer import REPEATED_REPLY  # noqa: E402
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ from agents.llm import backends
 from agents.llm.cache import with_cache
 from agents.llm.local import llama_response_format
 from agents.llm.structured import response_format_for
-from agents.steps.seeker_answer import SeekerAnswer
+from agents.steps.seeker.answer import SeekerAnswer
 
 
 def test_json_schema_mode_sends_the_output_models_schema():

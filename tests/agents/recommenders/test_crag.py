@@ -11,7 +11,7 @@ from crsim_testing import HashEncoder, make_movie_catalog, make_tiny_catalog
 
 from agents.base import seeker_from_function
 from agents.recommenders.crag import build
-from agents.steps.crag import ExtractMentionsStep
+from agents.steps.crag.steps import ExtractMentionsStep
 from environments.base import RecommenderObservation, SeekerReply
 from environments.errors import CrsimError
 from environments.models import Turn

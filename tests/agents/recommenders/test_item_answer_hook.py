@@ -9,7 +9,7 @@ from crsim_testing import HashEncoder, make_tiny_catalog
 from agents.base import seeker_from_function
 from agents.recommenders.bm25 import build as build_bm25
 from agents.recommenders.crag import build as build_crag
-from agents.steps.item_answer import ItemAnswerStep, ItemQuestion
+from agents.steps.recommender.item_answer import ItemAnswerStep, ItemQuestion
 from environments.base import SeekerReply
 from environments.single_target import SingleTargetSetup
 from simulators.engine.episode import run_episode

@@ -99,7 +99,7 @@ def test_a_malformed_answer_is_repaired_then_falls_back_to_the_offline_agents(op
 
 
 def test_names_link_to_shown_tracks_by_number_title_or_title_and_artist():
-    from agents.steps.playlist import link_tracks
+    from agents.steps.playlist.steps import link_tracks
     from environments.base import ItemCard
 
     shown = [ItemCard("a", "Stand by Me", "", {"artist": ["Ben E. King"]}),

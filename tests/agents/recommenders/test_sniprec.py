@@ -12,7 +12,7 @@ from crsim_testing import HashEncoder
 from agents.recommenders.sniprec import build
 from agents.recommenders.sniprec.graph import rrf_update
 from agents.recommenders.sniprec.units import SnippetCache, item_units
-from agents.steps.snippets import ItemSnippetStep
+from agents.steps.sniprec.snippets import ItemSnippetStep
 from environments.base import RecommenderObservation
 from environments.catalog import Catalog
 from environments.errors import CrsimError

@@ -1,8 +1,8 @@
 
-from agents.seekers.target_biased import SeekerContext, build_graph, never_name, profile_facts
 from agents.base import GraphAgent
-from agents.steps.seeker_answer import ALREADY_SAID, DONT_KNOW, NOT_THAT_BUT, SeekerAnswerStep
-from agents.steps.summarize import SummarizeReviewsStep
+from agents.seekers.target_biased import SeekerContext, build_graph, never_name, profile_facts
+from agents.steps.seeker.answer import ALREADY_SAID, DONT_KNOW, NOT_THAT_BUT, SeekerAnswerStep
+from agents.steps.seeker.summarize import SummarizeReviewsStep
 from environments.base import SeekerObservation
 from environments.models import Role, Turn
 from environments.single_target import TargetBiasedProfile
@@ -119,7 +119,7 @@ def _asked_after(turns, question, seed=0):
 
 
 async def test_with_everything_said_it_repeats_what_is_asked_then_leaves_rather_than_stall(hash_encoder):
-    from agents.steps.seeker_answer import GIVING_UP, NOTHING_LEFT, RESTATED
+    from agents.steps.seeker.answer import GIVING_UP, NOTHING_LEFT, RESTATED
 
     seeker = _seeker(hash_encoder)
     state = {}

@@ -1,4 +1,4 @@
-from agents.steps.clarify import ClarifyInput, ClarifyStep, value_entropy
+from agents.steps.recommender.clarify import ClarifyInput, ClarifyStep, value_entropy
 from environments.models import Item
 
 
@@ -32,7 +32,7 @@ async def test_multi_valued_attributes_count_each_value():
 
 import itertools  # noqa: E402
 
-from agents.steps.clarify import split_score  # noqa: E402
+from agents.steps.recommender.clarify import split_score  # noqa: E402
 from environments.models import Role, Turn  # noqa: E402
 from environments.search.aspects import AspectVocabulary, MinedAspect  # noqa: E402
 
@@ -144,7 +144,7 @@ def test_the_sparse_score_equals_split_score_to_the_bit():
     """The step scores from the candidates with values only; the floats must not move."""
     import random
 
-    from agents.steps.clarify import MISSING, _sparse_split_score
+    from agents.steps.recommender.clarify import MISSING, _sparse_split_score
 
     rnd = random.Random(0)
     for _ in range(200):
@@ -175,7 +175,7 @@ async def test_offers_only_values_that_are_alternatives():
 import pydantic  # noqa: E402
 import pytest  # noqa: E402
 
-from agents.steps.clarify import REPEATED_QUESTION  # noqa: E402
+from agents.steps.recommender.clarify import REPEATED_QUESTION  # noqa: E402
 
 
 def test_the_model_may_only_name_an_aspect_still_open():

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from crsim_testing import make_movie_catalog
 
-from agents.steps.crag import (
+from agents.steps.crag.entity_linking import TextLinker
+from agents.steps.crag.steps import (
     ContextReflectStep, Judgement, Judgements, ItemsInDialogue, Rating, Ratings,
     RecommendInput, RecommendStep, ReflectLinksInput, ReflectLinksStep, RerankStep, TitleChoice, TitleChoices,
     fit_to_score, rerank,
 )
-from agents.steps.entity_linking import TextLinker
 from environments.models import Turn
 from environments.search.titles import TitleIndex
 

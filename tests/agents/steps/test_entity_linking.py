@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from crsim_testing import make_movie_catalog
 
-from agents.steps.attitude import attitude_near, clause_score
-from agents.steps.entity_linking import LinkCandidates, TextLinker, tie_rule
+from agents.steps.crag.attitude import attitude_near, clause_score
+from agents.steps.crag.entity_linking import LinkCandidates, TextLinker, tie_rule
 from environments.search.titles import TitleIndex, TitleMatch
 
 UTTERANCES = Path(__file__).parent / "fixtures" / "linking_utterances.jsonl"

@@ -3,7 +3,7 @@ an answer from attributes, reviews, description or ratings, or an honest "not su
 
 import pytest
 
-from agents.steps.item_answer import ItemAnswer, ItemAnswerStep, ItemQuestion
+from agents.steps.recommender.item_answer import ItemAnswer, ItemAnswerStep, ItemQuestion
 from agents.steps.text import split_sentences
 from environments.catalog import Catalog
 from environments.models import CatalogManifest, Item, Review

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.steps.playlist import (
+from agents.steps.playlist.steps import (
     PickInput, Picks, PlaylistPickStep, PlaylistSeekerStep, SeekerInput, SeekerMove, picks_up_to,
 )
 from agents.steps.text import whole_sentences

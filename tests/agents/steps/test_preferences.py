@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from agents.steps import seeker_talk as talk
-from agents.steps.preferences import (
-    BinaryPreferences, GeneralPreferences, ReflectInput, ReflectStep, SeenEvidence, binary_preferences,
-    binary_score, feature_key, general_weights, parse_features, preferences_from_weights, raw_review_score,
-    weights_of, weights_score,
+from agents.steps.pepper.preferences import (
+    BinaryPreferences, GeneralPreferences, SeenEvidence, binary_preferences, binary_score, feature_key,
+    general_weights, parse_features, preferences_from_weights, raw_review_score, weights_of, weights_score,
 )
-from agents.steps.value_lexicon import ValueLexicon
+from agents.steps.pepper.reflect import ReflectInput, ReflectStep
+from agents.steps.seeker import talk
+from agents.steps.seeker.value_lexicon import ValueLexicon
 from environments.base import ItemCard
 
 LEXICON = ValueLexicon({"slow-burn dread": ("genre", "horror"), "horror": ("genre", "horror"),
@@ -104,7 +104,7 @@ def test_reactions_are_worded_differently_across_episodes():
 
 
 def test_reaction_bars_are_relative_to_the_users_own_seen_items():
-    from agents.steps.preferences import reaction_bars
+    from agents.steps.pepper.preferences import reaction_bars
 
     weights = {HORROR: 1.0, EIGHTIES: 0.5}
     seen = [card("a", genre="horror", era="1980s"), card("b", genre="horror"), card("c", era="1980s"),
@@ -119,7 +119,7 @@ def test_reaction_bars_are_relative_to_the_users_own_seen_items():
 
 
 def test_the_models_phrases_are_capped_in_its_schema_and_kept_once():
-    from agents.steps.preferences import CappedPreferences, ExtractPreferencesStep
+    from agents.steps.pepper.preferences import CappedPreferences, ExtractPreferencesStep
 
     assert CappedPreferences.model_json_schema()["properties"]["likes"]["maxItems"] == 6  # the grammar stops at six
     step = ExtractPreferencesStep.__new__(ExtractPreferencesStep)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agents.steps.review_facts import facts_from_reviews
+from agents.steps.seeker.review_facts import facts_from_reviews
 from environments.search.aspect_text import sentences
 
 REVIEWS = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.steps.seeker_answer import AnswerInput, Fact, SeekerAnswerStep, SeekerReplyText, facts_said
+from agents.steps.seeker.answer import AnswerInput, Fact, SeekerAnswerStep, SeekerReplyText, facts_said
 from environments.models import Role, Turn
 
 FACTS = [Fact("cuisine", "cuisine: mexican", "Mexican, please."),
@@ -47,7 +47,7 @@ def test_a_reply_already_sent_is_refused_and_a_new_one_is_not():
 
 
 def test_a_reply_that_opens_with_an_earlier_message_keeps_only_what_is_new():
-    from agents.steps.seeker_answer import new_sentences
+    from agents.steps.seeker.answer import new_sentences
 
     sent = ["I'm looking for Mexican food that is cheap."]
     reply = ("I'm looking for Mexican food that is cheap. Somewhere quiet, please. "

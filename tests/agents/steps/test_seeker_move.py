@@ -7,7 +7,7 @@ from crsim_testing import run_llm_episode
 
 from agents.llm import backends
 from agents.seekers.target_biased import TalkRates
-from agents.steps.seeker_move import MoveInput, SeekerLine, SeekerMoveStep
+from agents.steps.seeker.move import MoveInput, SeekerLine, SeekerMoveStep
 from environments.models import Role, Turn
 
 DIALOGUE = (Turn(index=0, role=Role.seeker, text="Something spicy, please."),

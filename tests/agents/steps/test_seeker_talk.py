@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.steps import seeker_talk as talk
+from agents.steps.seeker import talk
 from simulators.validity.language import skeleton
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.steps.shopping_query import QueryInput, extract_offline
+from agents.steps.tracer.query import QueryInput, extract_offline
 from environments.models import Turn
 
 VALUES = {"lipstick": {"color": ["red", "nude", "dynamite red"], "finish_type": ["matte", "glossy"],

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
-from agents.steps.snippets import (
+from agents.steps.sniprec.snippets import (
     ExpandInput, ExpandStep, QuerySnippet, QuerySnippetInput, QuerySnippets, QuerySnippetStep, clauses, expanded,
-    offline_item_snippets, offline_query_snippets, singular,
+    offline_item_snippets, offline_query_snippets,
 )
+from agents.steps.text import singular
 
 
 def texts(snippets):

@@ -1,7 +1,7 @@
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from agents.steps.summarize import SummarizeInput, SummarizeReviewsStep, tfidf_vectors
+from agents.steps.seeker.summarize import SummarizeInput, SummarizeReviewsStep, tfidf_vectors
 
 REVIEWS = [
     "The pasta was wonderful. We parked on the street. Service was slow tonight.",

@@ -42,7 +42,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep
-from agents.steps.preferences import sentiment
+from agents.steps.text import sentiment
 from environments.search.aspect_text import PRAISE, is_content, non_content_words, sentences, tokens
 
 Preference = Literal["prefer", "dislike"]
@@ -149,14 +149,6 @@ def content_phrase(clause: str) -> str:
     skip = non_content_words()
     words = [w for w in tokens(clause) if w not in _FRAME_WORDS and (is_content(w, skip) or w in _LY_ADJECTIVES)]
     return " ".join(dict.fromkeys(words))
-
-
-def singular(noun: str) -> str:
-    """"restaurants" -> "restaurant", "movies" -> "movie": catalogs name their items in the plural,
-    snippets speak of one ("This restaurant has ...")."""
-    if noun.endswith(("sses", "xes", "ches", "shes")):
-        return noun[:-2]
-    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
 
 
 def canonical(noun: str, phrase: str, negated: bool = False) -> str:

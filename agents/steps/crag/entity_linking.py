@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from agents.steps.attitude import attitude_near
+from agents.steps.crag.attitude import attitude_near
 from environments.search.titles import TOKEN, TitleIndex, TitleMatch, norm_token, title_tokens
 
 Method = Literal["fuzzy", "bm25", "both", "none"]

@@ -23,8 +23,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep
-from agents.steps.shopping_phrases import fill, hint_list, join_sentences, stance_sentence
 from agents.steps.text import display_name, mentions, normalised, render_dialogue, said_before, split_sentences
+from agents.steps.tracer.phrases import fill, hint_list, join_sentences, stance_sentence
 from environments.models import Turn
 
 

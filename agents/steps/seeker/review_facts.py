@@ -29,12 +29,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 
-from agents.steps.seeker_answer import Fact
+from agents.steps.seeker.answer import Fact
 from agents.steps.text import fill_form, pick
 from environments.search.aspect_text import (
     NEGATIONS, SENSE_VERBS, Mention, find_mentions, is_content, sentences, term_index, tokens,
 )
-from environments.search.aspects import AspectVocabulary, MinerSettings, WordStats
+from environments.search.aspects import AspectVocabulary
+from environments.search.word_stats import MinerSettings, WordStats
 
 # Descriptors that came before the term, in the reviews' order: "light floral scent", but
 # also "sensitive teeth" (what it is for), so the wording does not say which.

@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, create_model
 
 from agents.steps.base import LanguageStep
-from agents.steps.entity_linking import LinkCandidates, TextLinker, tie_rule
+from agents.steps.crag.entity_linking import LinkCandidates, TextLinker, tie_rule
 from agents.steps.text import render_dialogue
 from environments.datasets.normalize import title_year
 from environments.models import Item, Turn

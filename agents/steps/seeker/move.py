@@ -1,5 +1,5 @@
 """A seeker's talk move worded by a language model: reacting to a shown item, asking about
-one, naming an item it liked, taking in an answer (`agents.steps.seeker_talk` words the
+one, naming an item it liked, taking in an answer (`agents.steps.seeker.talk` words the
 same moves offline).
 
 Which move a turn makes, and about which item, the seeker decides by rule at the rates

@@ -26,54 +26,26 @@ the whole catalog.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep
-from agents.steps.snippets import singular
+from agents.steps.recommender.item_reference import (
+    Asked, CatalogIndex, last_shown, read_question, same_word,
+)
 from agents.steps.text import capitalised, display_name, pick, split_sentences
 from environments.catalog import Catalog
-from environments.models import Item, Role, Turn
-from environments.search.aspect_text import (
-    DETERMINERS, GENERIC_NOUNS, NEGATIONS, PRAISE, find_mentions, is_content, non_content_words, sentences, term_index,
-    tokens,
-)
-from environments.search.titles import title_forms, title_tokens
+from environments.models import Item, Role
+from environments.search.aspect_text import DETERMINERS, NEGATIONS, PRAISE, find_mentions, term_index, tokens
 
-ORDINALS = {"first": 0, "1st": 0, "top": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3,
-            "fifth": 4, "5th": 4, "last": -1}
-NUMBERS = {"one": 0, "two": 1, "three": 2, "four": 3, "five": 4, **{str(n): n - 1 for n in range(1, 10)}}
-_ORDINAL = re.compile(r"\b(?:the|that|this)\s+(" + "|".join(ORDINALS) + r")\b")
-_NUMBERED = re.compile(r"(?:#\s*|\bnumber\s+|\boption\s+|\bno\.\s*)(" + "|".join(NUMBERS) + r")\b")
-_POINTER = re.compile(r"\b(?:it|that one|this one|that place|this place|that|this)\b")
-# A question to the recommender rather than about an item ("Can you show me something else?"):
-# a bare pointer in it ("is it possible...") names no item.
-_REQUEST = re.compile(r"^\s*(?:can|could|would|will)\s+you\b|\b(?:do|does)\s+you\s+have\b"
-                      r"|\b(?:show|give|find|get)\s+me\b|\b(?:something|anything|another|others|else)\b")
-_ABOUT = re.compile(r"\bwhat(?:'s|s| is| was| are)\b.*\b(?:about|like)\b|\btell me (?:more )?about\b|\bdescribe\b"
-                    r"|\bwhat kind of\b|\bwhat about\b|\bmore about\b")
-_OPINION = re.compile(r"\bany good\b|\bgood\b|\bworth\b|\bhave you (?:ever )?(?:seen|tried|been|heard|read|watched)\b"
-                      r"|\bwould you recommend\b|\bdo (?:people|you) like\b|\bhow is\b|\bthink (?:of|about)\b"
-                      r"|\bopinion\b|\breviews?\b")
-_SEEN = re.compile(r"\bhave you (?:ever )?(?:seen|tried|been|heard|read|watched|listened)\b")
-# Words of a question that say how it asks, not what: never the thing asked about.
-QUESTION_WORDS = frozenset("""
-    like good any bad worth think seen tried watched heard read listened know tell built include includes included
-    come comes got really kind sort type much many well okay ok fine great nice recommend recommended opinion people
-    does have has one ones about describe place spot option pick choice number top first second third fourth fifth
-    last 1st 2nd 3rd 4th 5th guess suppose wonder wondering curious actually exactly review reviews say said
-""".split())
 # Words that make what follows a thing someone has ("a tuner", "any parking"), not a quality ("loud").
 _NOUN_CUES = DETERMINERS | frozenset("a an any some much many its their good great nice decent".split())
 _HAVE = frozenset("have has had got with come comes include includes offer offers".split())
 MAX_ANSWER_WORDS = 20
-TITLE_THRESHOLD = 90.0  # rapidfuzz partial_ratio (0-100) of a title form against the question
-COMMON_TITLE_WORD = 200  # a word in more titles than this does not propose title candidates
 
 YES_VALUE = ("Yes, it's {value}.", "Yes, its {attribute} is {value}.", "It is, yes: {value}.")
 YES_LIST = ("Yes, its {attribute} include {value}.", "Yes, {value} is among its {attribute}.")
@@ -117,39 +89,6 @@ class ItemQuestion:
     turn: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Asked:
-    """What one question sentence asks: about which item, which words, and in what way."""
-
-    item_id: str
-    words: tuple[str, ...]
-    sentence: str
-    about: bool  # "what is it about / like": a description answers it
-    opinion: bool  # "is it any good / have you seen it": ratings answer it
-    seen: bool
-
-
-@dataclass(slots=True)
-class _CatalogIndex:
-    """Lookups built once per catalog (items and reviews do not change in a run)."""
-
-    title_words: dict[str, list[int]] = field(default_factory=dict)  # title token -> item positions
-    forms: list[list[str]] = field(default_factory=list)  # item position -> normalised title forms
-    values: dict[str, dict[str, str]] = field(default_factory=dict)  # value word -> attribute -> value
-    review_words: dict[str, list[tuple[int, list[str]]]] = field(default_factory=dict)  # item -> (review, words)
-
-
-def _content(word: str) -> bool:
-    """A word that can name what is asked: unlike `is_content`, adverb-looking words stay
-    ("lively", "family"), since attribute values and questions use them."""
-    return len(word) > 2 and word not in non_content_words() and not word[0].isdigit() and "'" not in word
-
-
-def _same_word(a: str, b: str) -> bool:
-    """Equal up to a plural ending ("tuner" / "tuners", "dish" / "dishes")."""
-    return a == b or a + "s" == b or b + "s" == a or a + "es" == b or b + "es" == a
-
-
 def _value_text(value: Any) -> str:
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
@@ -184,7 +123,7 @@ class ItemAnswerStep(LanguageStep[ItemQuestion, ItemAnswer]):
 
     def __init__(self, llm: object | None = None, role: str = "recommender"):
         super().__init__(llm, role)
-        self._indexes: dict[int, tuple[Catalog, _CatalogIndex]] = {}
+        self._indexes: dict[int, tuple[Catalog, CatalogIndex]] = {}
         self._last_read: tuple[ItemQuestion, Asked | None] | None = None
 
     async def run(self, inputs: ItemQuestion) -> ItemAnswer:
@@ -200,75 +139,13 @@ class ItemAnswerStep(LanguageStep[ItemQuestion, ItemAnswer]):
             self._last_read = (inputs, self.asked(inputs))
         return self._last_read[1]
 
-    # ----------------------------------------------------------------- reading the question
     def asked(self, inputs: ItemQuestion) -> Asked | None:
-        """The first question sentence of the utterance that is about an item, or None."""
+        """The first question sentence of the utterance that is about an item, or None
+        (`read_question`; the catalog's index is built on the first question)."""
         if "?" not in inputs.utterance:
             return None
-        index = self._index(inputs.catalog)
-        for sentence in split_sentences(inputs.utterance) or [inputs.utterance]:
-            if "?" not in sentence:
-                continue
-            found = self._read(sentence, inputs, index)
-            if found is not None:
-                return found
-        return None
-
-    def _read(self, sentence: str, inputs: ItemQuestion, index: _CatalogIndex) -> Asked | None:
-        lower = sentence.lower().replace("’", "'")
-        shown = [i for i in inputs.shown if i in inputs.catalog.item_index]
-        item_id, reference = self._ordinal(lower, shown), set[str]()
-        if item_id is None:
-            item_id, reference = self._title(lower, shown, inputs.catalog, index)
-        if item_id is None and shown and not _REQUEST.search(lower) and _POINTER.search(lower):
-            item_id = shown[0]
-        if item_id is None:
-            return None
-        noun = singular(inputs.item_noun.lower())
-        words = tuple(dict.fromkeys(
-            w for w in tokens(lower) if _content(w) and w not in QUESTION_WORDS and w not in reference
-            and not _same_word(w, noun) and w not in GENERIC_NOUNS))
-        return Asked(item_id, words, lower, bool(_ABOUT.search(lower)), bool(_OPINION.search(lower)),
-                     bool(_SEEN.search(lower)))
-
-    @staticmethod
-    def _ordinal(lower: str, shown: Sequence[str]) -> str | None:
-        match = _ORDINAL.search(lower)
-        position = ORDINALS[match.group(1)] if match else None
-        if position is None:
-            numbered = _NUMBERED.search(lower)
-            position = NUMBERS[numbered.group(1)] if numbered else None
-        if position is None or not shown or position >= len(shown):
-            return None
-        return shown[position]
-
-    def _title(self, lower: str, shown: Sequence[str], catalog: Catalog, index: _CatalogIndex
-               ) -> tuple[str | None, set[str]]:
-        """The item whose title the sentence names (shown items first among equals), and its title words."""
-        from rapidfuzz import fuzz
-
-        text_tokens = title_tokens(lower)
-        text = " ".join(text_tokens)
-        skip = non_content_words()
-        proposed = {p for w in set(text_tokens) if is_content(w, skip) or w.isdigit()
-                    for p in (index.title_words.get(w) or ()) if len(index.title_words[w]) <= COMMON_TITLE_WORD}
-        shown_positions = {catalog.item_index[i] for i in shown}
-        best: tuple[float, int, int, int] | None = None  # score, shown, form length, -position
-        for position in proposed:
-            for form in index.forms[position]:
-                if len(form) < 4:
-                    continue
-                if " " not in form and form not in text_tokens:
-                    continue  # a one-word title must be a whole word of the sentence ("heat" in "heated")
-                score = fuzz.partial_ratio(form, text)
-                if score >= TITLE_THRESHOLD:
-                    key = (score, position in shown_positions, len(form), -position)
-                    if best is None or key > best:
-                        best = key
-        if best is None:
-            return None, set()
-        position = -best[3]
-        return catalog.item_ids[position], {w for form in index.forms[position] for w in form.split()}
+        return read_question(inputs.utterance, inputs.shown, inputs.catalog, inputs.item_noun,
+                             self._index(inputs.catalog))
 
     # ----------------------------------------------------------------- answering
     def offline(self, inputs: ItemQuestion) -> ItemAnswer:
@@ -296,7 +173,7 @@ class ItemAnswerStep(LanguageStep[ItemQuestion, ItemAnswer]):
         for word in asked.words:
             for attribute, value in item.attributes.items():
                 values = value if isinstance(value, list) else [value]
-                hit = next((v for v in values if any(_same_word(word, w) for w in tokens(str(v)))), None)
+                hit = next((v for v in values if any(same_word(word, w) for w in tokens(str(v)))), None)
                 if hit is not None:
                     forms = YES_LIST if isinstance(value, list) and len(value) > 1 else YES_VALUE
                     return pick(forms, *keys).format(attribute=display_name(attribute), value=hit)
@@ -308,7 +185,7 @@ class ItemAnswerStep(LanguageStep[ItemQuestion, ItemAnswer]):
                                                         value=_value_text(item.attributes[attribute]))
         for word in asked.words:
             for attribute, value in item.attributes.items():
-                if any(_same_word(word, w) for w in tokens(display_name(attribute))):
+                if any(same_word(word, w) for w in tokens(display_name(attribute))):
                     return pick(NAMED_VALUE, *keys).format(attribute=display_name(attribute), value=_value_text(value))
         return None
 
@@ -319,7 +196,7 @@ class ItemAnswerStep(LanguageStep[ItemQuestion, ItemAnswer]):
         review_words = self._review_words(catalog, item.id)
         best: tuple[int, str] | None = None
         for word in asked.words:
-            n = len({r for r, words in review_words if any(_same_word(word, w) for w in words)})
+            n = len({r for r, words in review_words if any(same_word(word, w) for w in words)})
             if n and (best is None or n > best[0]):
                 best = (n, word)
         if best is None:
@@ -327,7 +204,7 @@ class ItemAnswerStep(LanguageStep[ItemQuestion, ItemAnswer]):
         n, word = best
         count, singular_subject = _count_phrase(n)
         verbs = _verbs(singular_subject)
-        said = [words for _, words in review_words if any(_same_word(word, w) for w in words)]
+        said = [words for _, words in review_words if any(same_word(word, w) for w in words)]
         if self._is_thing(word, asked.sentence):
             descriptors = _descriptors(word, said)
             if descriptors:
@@ -380,34 +257,16 @@ class ItemAnswerStep(LanguageStep[ItemQuestion, ItemAnswer]):
         return pick(forms, *keys).format(mean=mean, scale=scale, n=len(ratings),
                                          reviews="review" if len(ratings) == 1 else "reviews")
 
-    # ----------------------------------------------------------------- indexes
-    def _index(self, catalog: Catalog) -> _CatalogIndex:
+    def _index(self, catalog: Catalog) -> CatalogIndex:
         cached = self._indexes.get(id(catalog))
         if cached is not None and cached[0] is catalog:
             return cached[1]
-        index = _CatalogIndex()
-        for position, item in enumerate(catalog.items):
-            forms, _year = title_forms(item.title)
-            index.forms.append(forms)
-            for word in {w for form in forms for w in form.split()}:
-                index.title_words.setdefault(word, []).append(position)
-            for attribute, value in item.attributes.items():
-                for v in value if isinstance(value, list) else [value]:
-                    for word in tokens(str(v)):
-                        if _content(word):
-                            index.values.setdefault(word, {}).setdefault(attribute, str(v))
+        index = CatalogIndex.build(catalog)
         self._indexes[id(catalog)] = (catalog, index)
         return index
 
     def _review_words(self, catalog: Catalog, item_id: str) -> list[tuple[int, list[str]]]:
-        """(review number, words) per sentence of the item's reviews, tokenised on first use."""
-        index = self._index(catalog)
-        found = index.review_words.get(item_id)
-        if found is None:
-            found = [(r, tokens(sentence)) for r, review in enumerate(catalog.reviews_by_item.get(item_id, []))
-                     for sentence in sentences(review.text)]
-            index.review_words[item_id] = found
-        return found
+        return self._index(catalog).words_of_reviews(catalog, item_id)
 
     # ----------------------------------------------------------------- language model
     def prompt_variables(self, inputs: ItemQuestion) -> dict[str, object]:
@@ -426,7 +285,7 @@ class ItemAnswerStep(LanguageStep[ItemQuestion, ItemAnswer]):
         facts = "; ".join(f"{display_name(k)}: {_value_text(v)}" for k, v in item.attributes.items())
         said = [" ".join(words) for _, words in self._review_words(catalog, item_id)]
         wanted = asked.words if asked is not None else ()
-        said.sort(key=lambda s: not any(_same_word(w, x) for w in wanted for x in s.split()))
+        said.sort(key=lambda s: not any(same_word(w, x) for w in wanted for x in s.split()))
         reviews = " | ".join(said[:4])
         return f"[{item.id}] {item.title} ({facts}) {item.description[:300]} Reviews: {reviews or '(none)'}"
 
@@ -445,7 +304,7 @@ class ItemAnswerStep(LanguageStep[ItemQuestion, ItemAnswer]):
 def _negated(word: str, words: Sequence[str]) -> bool:
     """Whether a negation stands within three words before the word ("not loud", "isn't too loud")."""
     for i, w in enumerate(words):
-        if _same_word(word, w) and not NEGATIONS.isdisjoint(words[max(0, i - 3): i]):
+        if same_word(word, w) and not NEGATIONS.isdisjoint(words[max(0, i - 3): i]):
             return True
     return False
 
@@ -463,14 +322,6 @@ def _descriptors(word: str, said: Sequence[Sequence[str]], limit: int = 2) -> li
                         counts[value] += 1
     ranked = sorted(counts.items(), key=lambda kv: (kv[0] in PRAISE, -kv[1], kv[0]))
     return [value for value, _ in ranked[:limit]]
-
-
-def last_shown(dialogue: Sequence[Turn]) -> list[str]:
-    """The items of the recommender's last move, in the order shown."""
-    for turn in reversed(dialogue):
-        if turn.role == Role.recommender:
-            return list(turn.items_shown)
-    return []
 
 
 async def answer_first(step: ItemAnswerStep | None, observation: Any, catalog: Catalog, question: str,

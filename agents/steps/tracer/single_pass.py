@@ -22,11 +22,11 @@ import numpy as np
 from pydantic import BaseModel, Field, create_model
 
 from agents.steps.base import LanguageStep
-from agents.steps.shopping import (
+from agents.steps.text import display_name
+from agents.steps.tracer.dialogue import (
     AskedAspect, CustomerUtteranceInput, CustomerUtteranceStep, SellerUtteranceInput, SellerUtteranceStep, Stance,
 )
-from agents.steps.shopping_phrases import hint_list
-from agents.steps.text import display_name
+from agents.steps.tracer.phrases import hint_list
 
 
 class ScriptTurn(BaseModel):
