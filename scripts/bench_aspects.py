@@ -52,7 +52,7 @@ def child(n_items: int) -> None:
 
 def per_turn(repeats: int) -> dict[str, float]:
     """Microseconds per offline clarification question over the default world's top 50."""
-    from agents.steps.clarify import ClarifyInput, ClarifyStep
+    from agents.steps.recommender.clarify import ClarifyInput, ClarifyStep
     from environments.search.aspects import mine_aspects
     from environments.search.encoders import get_encoder
     from environments.worlds import load_world

@@ -68,8 +68,8 @@ def main() -> None:
 
 
 def build_report(name: str, sweep: Path, k: int):  # noqa: ANN201 (FidelityReport, imported lazily)
-    from environments.catalog.stats import catalog_statistics
     from environments.search.aspects import mine_aspects
+    from environments.statistics import catalog_statistics
     from environments.worlds import load_item_truth
     from simulators.offline.fidelity import (
         FidelityReport, curve_from_results, oracle_curve, seeker_agreement, verbatim_review_sentences,

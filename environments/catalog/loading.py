@@ -1,26 +1,14 @@
-"""The catalog an environment config names: a directory (`catalog:`) or a synthetic world.
-
-Every environment family's Hydra factory takes `catalog` and/or `world` keys; this is the
-one place that turns them into a `Catalog`, with the error a user sees when the directory
-is not there.
-"""
+"""A catalog directory an environment config names (`catalog:`), with the error a user sees
+when it is not there. Choosing between that directory and a synthetic world
+(`load_catalog`) moved up to `environments.loading`, above both."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from environments.catalog.store import Catalog
 from environments.errors import CrsimError
-
-
-def load_catalog(catalog: str | None, world: dict[str, Any] | None) -> Catalog:
-    """The catalog directory if given, else the synthetic world it describes (cached)."""
-    if catalog:
-        return load_catalog_dir(catalog)
-    from environments.worlds import load_world
-
-    return load_world(**(world or {}))
+from environments.moved import moved_names
 
 
 def load_catalog_dir(catalog: str | Path) -> Catalog:
@@ -32,3 +20,7 @@ def load_catalog_dir(catalog: str | Path) -> Catalog:
                          "items.jsonl; `crsim data import` makes one) or environment.catalog=null for the "
                          "synthetic world")
     return Catalog.load(path)
+
+
+# `environments.catalog.loading.load_catalog` still resolves, with a warning, until 0.3.
+__getattr__ = moved_names(__name__, "environments.loading", globals())

@@ -1,25 +1,27 @@
-"""Catalog statistics a synthetic world and a real catalog can be compared on.
+"""Catalog statistics a synthetic world and a real catalog can be compared on: the records
+and the measures that need nothing but the catalog.
 
 A world is only a fair stand-in for Yelp or Amazon if its shape is in the same range:
 how many reviews an item has, how long reviews are, how many aspects one review talks
 about, how much of each item's attributes the catalog shows, and how many items an
 attribute combination alone singles out (on the first world 2,997 of 3,000 restaurants
-had a unique combination: five answers named the target). Aspects per review are counted
-with the catalog's own mined aspect vocabulary (`environments.search.aspects`), so the
-same measure applies to a world and to a review-only import.
+had a unique combination: five answers named the target).
 
 A music catalog (the music world, domain "music", or a CPCD import, domain "track") has no
 reviews to measure; what makes a playlist task easy or hard there is how tracks group
 (tracks per artist and per album: "more by them" needs an artist with more than one track),
 how concentrated listening is (a popularity curator wins when a few tracks hold most plays)
-and how large the goal playlists are. `MusicStats` measures those, with the same reading of
+and how large the goal playlists are. `MusicStats` records those, with the same reading of
 play counts the popularity curator uses (`play_counts`).
+
+Measuring a catalog (`catalog_statistics`, `music_statistics`) reads review text the way the
+aspect miner does and goal playlists the way the playlist protocol loads them, so it lives
+above both, in `environments.statistics`; the old names here still resolve until 0.3.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
@@ -27,6 +29,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from environments.catalog.store import Catalog
+from environments.moved import moved_names
 
 
 class Distribution(BaseModel):
@@ -81,36 +84,6 @@ class CatalogStats(BaseModel):
     music: MusicStats | None = Field(default=None, description="Only for music catalogs (see `MUSIC_DOMAINS`).")
 
 
-def catalog_statistics(catalog: Catalog, aspect_terms: dict[str, str] | None = None) -> CatalogStats:
-    """Shape statistics of `catalog`; `aspect_terms` (term -> aspect) enables aspects per review."""
-    from environments.search.aspect_text import find_mentions, sentences, term_index, tokens
-
-    per_item = Counter(r.item_id for r in catalog.reviews)
-    per_user = Counter(r.user_id for r in catalog.reviews)
-    index = term_index(aspect_terms) if aspect_terms is not None else None
-    n_sentences, n_words, n_aspects = [], [], []
-    for review in catalog.reviews:
-        split = sentences(review.text)
-        n_sentences.append(len(split))
-        n_words.append(len(review.text.split()))
-        if index is not None:
-            named = {m.aspect for s in split for m in find_mentions(tokens(s), index)}
-            n_aspects.append(len(named))
-    signatures = Counter(_signature(item.attributes) for item in catalog.items)
-    unique = sum(1 for item in catalog.items if signatures[_signature(item.attributes)] == 1)
-    return CatalogStats(
-        items=len(catalog.items), reviews=len(catalog.reviews), users=len(catalog.users),
-        reviews_per_item=Distribution.of([per_item.get(item.id, 0) for item in catalog.items]),
-        reviews_per_user=Distribution.of(list(per_user.values())),
-        sentences_per_review=Distribution.of(n_sentences), words_per_review=Distribution.of(n_words),
-        aspects_per_review=Distribution.of(n_aspects) if index is not None else None,
-        attributes_per_item=Distribution.of([sum(1 for v in item.attributes.values() if v)
-                                             for item in catalog.items]),
-        unique_attribute_combinations=round(unique / max(1, len(catalog.items)), 4),
-        music=music_statistics(catalog) if catalog.manifest.domain in MUSIC_DOMAINS else None,
-    )
-
-
 def play_counts_and_source(catalog: Catalog) -> tuple[np.ndarray, PlaySource | None]:
     """Plays per track (catalog order) and where they were read: the items' `play_count`
     (the music world shows it), else summed interactions (a CPCD import has only likes);
@@ -151,49 +124,6 @@ def gini(counts: np.ndarray) -> float:
     return float((2.0 * (ranks * ordered).sum()) / (n * total) - (n + 1.0) / n)
 
 
-def music_statistics(catalog: Catalog) -> MusicStats:
-    """`MusicStats` of a music catalog; goal playlists need it loaded from a directory
-    (world themes live under `truth/`, conversations in `dialogues.jsonl`)."""
-    from environments.errors import CrsimError
-    from environments.playlist.goals import load_goals
-
-    per_artist: Counter[str] = Counter()
-    per_album: Counter[tuple[str, ...]] = Counter()
-    for item in catalog.items:
-        artists = _values(item.attributes.get("artist"))
-        per_artist.update(dict.fromkeys(artists, 1))
-        album = item.attributes.get("album")
-        if isinstance(album, str) and album.strip():
-            # Album titles repeat across artists ("Greatest Hits"): the world's album id, else title + lead artist.
-            album_id = item.extra.get("album_id")
-            per_album[(str(album_id),) if album_id else (album.strip(), artists[0] if artists else "")] += 1
-    counts, source = play_counts_and_source(catalog)
-    try:
-        goals = load_goals(catalog) if catalog.path is not None else []
-    except CrsimError:  # no themes and no conversations with goal sets
-        goals = []
-    return MusicStats(
-        artists=len(per_artist), albums=len(per_album),
-        tracks_per_artist=Distribution.of(list(per_artist.values())),
-        tracks_per_album=Distribution.of(list(per_album.values())),
-        play_source=source,
-        top_play_share=round(top_share(counts), 4) if source else None,
-        play_gini=round(gini(counts), 4) if source else None,
-        goal_playlists=len(goals),
-        goal_playlist_size=Distribution.of([len(goal.items) for goal in goals]) if goals else None,
-    )
-
-
-def _values(value: object) -> list[str]:
-    if isinstance(value, str):
-        return [value] if value.strip() else []
-    return [str(v) for v in value if str(v).strip()] if isinstance(value, (list, tuple)) else []
-
-
-def _signature(attributes: dict) -> str:
-    return repr(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in attributes.items() if v))
-
-
 def format_statistics(stats: CatalogStats) -> list[str]:
     """Lines for `crsim data info --stats` and the fidelity report."""
     lines = [f"items {stats.items:,}, reviews {stats.reviews:,}, users {stats.users:,}"]
@@ -225,3 +155,8 @@ def _format_music(music: MusicStats) -> list[str]:
 def _distribution_line(name: str, dist: Distribution) -> str:
     return (f"  {name.replace('_', ' '):<22} mean {dist.mean:>7.2f}   median {dist.median:>6.1f}"
             f"   p10 {dist.p10:>6.1f}   p90 {dist.p90:>6.1f}")
+
+
+# `environments.catalog.stats.catalog_statistics` (and `music_statistics`) still resolve, with a warning,
+# until 0.3.
+__getattr__ = moved_names(__name__, "environments.statistics", globals())

@@ -25,9 +25,10 @@ from typing import Any
 import numpy as np
 
 from environments.base import ItemCard
-from environments.catalog import Catalog, load_catalog
+from environments.catalog import Catalog
 from environments.episodes import pick_entry
 from environments.errors import CrsimError
+from environments.loading import load_catalog
 from environments.multi_target.profile import DisclosedTarget, PepperProfile, SeenReview
 from environments.multi_target.sampling import UserSlot, split_history
 from environments.target_facts import target_knowledge

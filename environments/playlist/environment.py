@@ -32,9 +32,10 @@ from environments.base import (
     DialogueInterface, Environment, EnvironmentSetup, ItemCard, ItemInterface, Recommendation, SeekerReply,
     StepResult,
 )
-from environments.catalog import Catalog, load_catalog
+from environments.catalog import Catalog
 from environments.episodes import pick_entry
 from environments.errors import CrsimError
+from environments.loading import load_catalog
 from environments.models import (
     EpisodeEvaluation, ItemSetState, Role, TargetRank, TerminationReason, Turn, TurnEvaluation,
 )

@@ -1,7 +1,7 @@
 """Finding what a review sentence is about, without a parser: aspect terms and their descriptors.
 
 Shared by the aspect miner (`aspects.py`, over a whole catalog) and the seeker's review
-facts (`agents/steps/review_facts.py`, over one item's reviews), so that both read a
+facts (`agents/steps/seeker/review_facts.py`, over one item's reviews), so that both read a
 sentence the same way. No POS tagger ships offline, so nouns are recognised by where
 they stand: the head of a short run of content words after a determiner or possessive
 ("the *scent*", "this lavender *soap*", "my *skin*"), or the subject of a copula

@@ -14,6 +14,10 @@ clarification step can treat mined aspects like attributes (which aspect splits 
 current candidates best?). Mining costs seconds per 10k reviews; the result is cached
 on disk keyed by the catalog fingerprint, the settings and the encoder, and per turn
 only dictionary look-ups remain.
+
+How words stand across the reviews (a thing, a quality, a verb, a name) is counted by
+`word_stats.WordStats`, which the seeker's review facts use too; `MinerSettings` and
+`WordStats` still import from here.
 """
 
 from __future__ import annotations
@@ -22,20 +26,18 @@ import json
 import re
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
-from environments.search.aspect_text import (
-    COPULAS, GENERIC_NOUNS, INTENSIFIERS, OBJECT_STARTS, PRAISE, Mention, find_mentions, noun_positions, sentences,
-    term_index, tokens,
-)
+from environments.search.aspect_text import find_mentions, sentences, term_index, tokens
 from environments.search.cache import cache_dir_for, content_key, write_file_atomic
 from environments.search.embeddings import bulk_id, encode_bulk
+from environments.search.word_stats import VAGUE, MinerSettings, WordStats  # noqa: F401 (VAGUE: its old home)
 
 if TYPE_CHECKING:
     from environments.catalog.store import Catalog
@@ -45,35 +47,6 @@ if TYPE_CHECKING:
 _TITLED = re.compile(r"(?<=[a-z0-9,;] )[A-Z][a-z]+")
 VOCABULARY_VERSION = 2  # 2: aspects list their alternatives
 MINER_VERSION = 5  # bump when mining changes what it finds: part of the cache key
-# Descriptors that never say which item: true of any ("new", "different") or of the review
-# rather than the item ("exact", "correct"). Not options to choose between.
-VAGUE = frozenset("""
-    new old different same similar other exact correct right wrong real actual true specific certain particular
-    standard normal regular usual general main whole entire full original extra little big much many more less
-    high higher low lower subjective decent solid quality overall total only single double main own
-""".split())
-
-
-@dataclass(frozen=True, slots=True)
-class MinerSettings:
-    """Knobs of the miner; all of them are part of the cache key."""
-
-    max_aspects: int = 30
-    max_terms: int = 300        # candidate terms embedded and grouped
-    min_head_count: int = 3     # a term must stand in a noun position this often...
-    min_head_share: float = 0.3  # ...and in this share of its occurrences
-    min_items: int = 2          # an aspect (and a value) must be mentioned for this many items
-    group_similarity: float = 0.6  # terms closer than this (cosine) are one aspect
-    compound_share: float = 0.4  # "battery life": "life" heads after "battery" this often
-    max_verb_share: float = 0.15  # a word followed by an object this often is a verb ("uses it")
-    min_value_lift: float = 1.5  # a descriptor must be this much likelier with the aspect than overall
-    max_values: int = 8         # most common descriptors kept per aspect
-    values_per_item: int = 2
-    min_value_items: int = 3    # a value must describe this many items (fewer: a fragment of one review's wording)
-    max_value_lift_together: float = 1.0  # alternatives: on one item's reviews at most as often as chance
-    max_value_together: float = 0.1  # ...and at most this share of its mentions names both at once
-    min_name_share: float = 0.4  # a word capitalised mid-sentence this often is a name (brand), not a value
-    min_quality_share: float = 0.035  # after a copula this often: a quality ("cheap"), else a kind ("condenser")
 
 
 class MinedAspect(BaseModel):
@@ -291,100 +264,6 @@ def _item_words(item_noun: str) -> frozenset[str]:
     """The catalog's own noun ("products", "restaurants") names no aspect of an item."""
     words = set(tokens(item_noun))
     return frozenset(words | {w[:-1] for w in words if w.endswith("s")})
-
-
-@dataclass(slots=True)
-class WordStats:
-    """Where words stand across a corpus: how often, as a noun phrase head, before an object,
-    right after a copula ("is *bright*"), and capitalised mid-sentence (names: "Shure")."""
-
-    total: Counter[str]
-    heads: Counter[str]
-    verbish: Counter[str]
-    pairs: Counter[tuple[str, str]]
-    predicative: Counter[str] = field(default_factory=Counter)
-    titled: Counter[str] = field(default_factory=Counter)  # filled by the caller, which has the raw text
-    nouns: frozenset[str] = frozenset()  # words of the candidate aspect terms: things, not values
-
-    @classmethod
-    def count(cls, token_lists: Iterable[Sequence[str]]) -> WordStats:
-        stats = cls(Counter(), Counter(), Counter(), Counter())
-        for words in token_lists:
-            stats.total.update(words)
-            stats.verbish.update(w for w, nxt in zip(words, words[1:]) if nxt in OBJECT_STARTS)
-            if not COPULAS.isdisjoint(words):
-                stats.predicative.update(_after_copulas(words))
-            for start, head in noun_positions(words):
-                stats.heads[words[head]] += 1
-                if head > start:
-                    stats.pairs[(words[head - 1], words[head])] += 1
-        return stats
-
-    def proper_name(self, word: str, settings: MinerSettings) -> bool:
-        """Mostly written capitalised inside a sentence: a brand or model ("Shure", "Elixir"), not a kind."""
-        return self.titled[word] >= settings.min_name_share * self.total[word] > 0
-
-    def quality(self, word: str, settings: MinerSettings) -> bool:
-        """Said of things after a copula ("it is *cheap*"): a quality; else a kind ("*condenser* mic")."""
-        return self.predicative[word] >= settings.min_quality_share * self.total[word]
-
-    def verb_like(self, word: str, settings: MinerSettings) -> bool:
-        return self.verbish[word] >= settings.max_verb_share * self.total[word]
-
-    def noun_like(self, word: str, settings: MinerSettings, min_count: int | None = None) -> bool:
-        """Often the head of a noun phrase, rarely followed by an object, not a participle."""
-        return (self.heads[word] >= (settings.min_head_count if min_count is None else min_count)
-                and self.heads[word] >= settings.min_head_share * self.total[word]
-                and not self.verb_like(word, settings) and word not in GENERIC_NOUNS
-                and "'" not in word and not (len(word) > 5 and word.endswith("ed")))
-
-    def describes(self, word: str, settings: MinerSettings) -> bool:
-        """Can `word` tell items apart on an aspect? Not a verb, a generic noun or praise."""
-        return word not in GENERIC_NOUNS and word not in PRAISE and not self.verb_like(word, settings)
-
-    def value_words(self, mention: Mention, settings: MinerSettings) -> list[str]:
-        """The words a mention offers as the aspect's values: one-word predicates ("sound is *warm*"),
-        else the modifier next to the term ("*warm* sound"; "home *recording* studio").
-
-        One word each, so that two options never nest ("home" or "home recording"), and each
-        must describe: not a word that mostly names things itself ("guitar body": guitar is
-        an aspect of its own), nor one that says nothing about which item ("new", "different").
-        """
-        words = [p for p in mention.predicates if " " not in p] if mention.predicates else list(mention.modifiers[-1:])
-        return [w for w in words if w not in VAGUE and not _inflected(w) and self.describes(w, settings)
-                and not self.noun_like(w, settings) and not self.proper_name(w, settings)
-                and w not in self.nouns]
-
-    def candidate_terms(self, settings: MinerSettings, excluded: frozenset[str] = frozenset()) -> list[str]:
-        """Words (and two-word compounds) that mostly stand where nouns stand, most frequent first."""
-        terms = {w: n for w, n in self.heads.items() if w not in excluded and self.noun_like(w, settings)}
-        for (modifier, head), count in self.pairs.items():
-            if (count >= settings.min_head_count and count >= settings.compound_share * self.heads[head]
-                    and head not in excluded and modifier not in excluded and self.noun_like(modifier, settings)
-                    and self.noun_like(head, settings, min_count=count)):
-                terms[f"{modifier} {head}"] = count
-                if count >= 0.8 * self.heads[head]:
-                    terms.pop(head, None)  # "life" is only ever "battery life"
-        return [t for t, _ in sorted(terms.items(), key=lambda tc: (-tc[1], tc[0]))][: settings.max_terms]
-
-
-def _inflected(word: str) -> bool:
-    """A plural or a verb form ("guitarists", "sounding", "tuned"): names or does, does not describe."""
-    return (word.endswith("ing") or (word.endswith("s") and not word.endswith(("ss", "us", "is")))
-            or (len(word) > 5 and word.endswith("ed")))
-
-
-def _after_copulas(words: Sequence[str]) -> list[str]:
-    """The word after each copula, past intensifiers ("is *bright*", "sounds really *warm*")."""
-    found = []
-    for i, word in enumerate(words):
-        if word in COPULAS:
-            j = i + 1
-            while j < len(words) and words[j] in INTENSIFIERS:
-                j += 1
-            if j < len(words):
-                found.append(words[j])
-    return found
 
 
 def group_terms(terms: Sequence[str], coverage: dict[str, int], encoder: Encoder | None,

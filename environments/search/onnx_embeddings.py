@@ -10,12 +10,12 @@ It is the default `embedding_model` (`minilm-int8`) and a core dependency: per-t
 are encoded one per pass (see `embeddings`), and there the int8 weights (a quarter of
 MiniLM's 42 MB, which the per-text pass streams from memory each time) make a pass ~2.5x
 faster. What that costs is measured, not assumed: the target-biased seeker picks the same
-fact for 98.9% of questions (docs/architecture.md), retrieval is within the CIs
+fact for 98.9% of questions (docs/reference/search.md), retrieval is within the CIs
 (`scripts/bench_sniprec.py --encoders minilm-int8`, docs/sniprec.md).
 
 Bulk lists (a catalog's documents and review sentences) take another path,
 `encode_uncached`: length-bucketed batches on one-thread sessions, two at a time
-(~2x the former two-thread session; docs/architecture.md, Search).
+(~2x the former two-thread session; docs/reference/search.md).
 """
 
 from __future__ import annotations

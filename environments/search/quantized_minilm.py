@@ -7,7 +7,7 @@ from torch, its attention, GELU and layer norms fused by onnxruntime's transform
 optimizer, then dynamically quantised (int8 weights per output channel, activations
 quantised per tensor at run time: `DynamicQuantizeMatMul`, `QAttention`). On two cores
 with AVX512-VNNI that is ~1,350 review sentences/s (against ~600-900/s), and a one-text
-pass takes ~1.4 ms instead of ~4.7 ms (docs/architecture.md, Search, has the measurements).
+pass takes ~1.4 ms instead of ~4.7 ms (docs/reference/search.md has the measurements).
 
 Activations quantised per tensor make a row depend on everything in its tensor, padding
 included, so texts never share a pass: each text runs alone, unpadded. Its row then

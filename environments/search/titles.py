@@ -5,7 +5,7 @@ the catalog at two granularities, because they fail differently: a character-lev
 match (Levenshtein ratio) forgives typos ("Jurasic Park") but not missing words, a
 word-level BM25 match over titles finds "Star Wars II" in "Star Wars: Episode II - Attack
 of the Clones" but not a misspelt word. Where they disagree, a reflection step decides
-(`agents/steps/entity_linking.py`).
+(`agents/steps/crag/entity_linking.py`).
 
 Titles and text go through one tokenizer (`title_tokens`) so that an exact title found in
 a sentence and the title in the catalog produce the same tokens: accents dropped,

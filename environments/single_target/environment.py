@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from environments.catalog import Catalog, load_catalog
-from environments.catalog.vocabulary import CatalogVocabulary
+from environments.catalog import Catalog
+from environments.loading import load_catalog
 from environments.models import Item, Review, Role
+from environments.search.vocabulary import CatalogVocabulary
 from environments.single_target.holdout import TargetSlot, draw_target_pool
 from environments.single_target.profile import TargetBiasedProfile
 from environments.target_facts import is_world, target_knowledge

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from environments.catalog import Catalog
-from environments.catalog.stats import catalog_statistics, format_statistics, gini, play_counts, top_share
+from environments.catalog.stats import format_statistics, gini, play_counts, top_share
 from environments.models import CatalogManifest, Item, Review
+from environments.statistics import catalog_statistics
 from environments.worlds.music import generate_music_world
 from simulators.cli.data import summarise
 

@@ -9,7 +9,8 @@ from environments.catalog import Catalog
 from environments.models import CatalogManifest, Item, Review
 from environments.search import aspects as aspects_module
 from environments.search.aspect_text import find_mentions, noun_positions, sentences, term_index, tokens
-from environments.search.aspects import AspectVocabulary, MinerSettings, group_terms, mine_aspects
+from environments.search.aspects import AspectVocabulary, group_terms, mine_aspects
+from environments.search.word_stats import MinerSettings
 
 SCENTS = ["lavender", "citrus", "vanilla"]
 
@@ -145,7 +146,7 @@ def test_only_alternatives_are_offered_together():
 
 
 async def test_clarify_never_asks_usb_or_monster():
-    from agents.steps.clarify import ClarifyInput, ClarifyStep
+    from agents.steps.recommender.clarify import ClarifyInput, ClarifyStep
 
     catalog = _headphones()
     vocabulary = mine_aspects(catalog, persist=False)
@@ -158,19 +159,3 @@ async def test_clarify_never_asks_usb_or_monster():
         asked += [out.aspect] if out.aspect else []
     assert not any("usb" in q and "monster" in q for q in questions)
     assert any("bright" in q and "warm" in q for q in questions)
-
-
-def test_value_words_drop_nouns_names_and_fragments():
-    stats = aspects_module.WordStats.count(tokens(s) for s in [
-        "The guitar is great", "My guitar sounds good", "I tuned the guitar", "the guitar body", "The body is large",
-        "A large body",        "the Shure mic works", "the Shure mic is fine"])
-    stats.titled.update(["shure", "shure"])
-    settings = MinerSettings()
-    index = term_index({"body": "body", "mic": "mic"})
-    assert [m.values for m in find_mentions(tokens("the guitar body"), index)] == [("guitar",)]
-    assert stats.value_words(find_mentions(tokens("the guitar body"), index)[0], settings) == []  # a noun
-    assert stats.value_words(find_mentions(tokens("the shure mic"), index)[0], settings) == []  # a name
-    assert stats.value_words(find_mentions(tokens("the body is large"), index)[0], settings) == ["large"]
-    home = find_mentions(tokens("the home recording body"), index)[0]
-    assert stats.value_words(home, settings) == []  # one word next to the term, and "recording" is a verb form
-    assert stats.value_words(find_mentions(tokens("the body is different"), index)[0], settings) == []  # vague

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from environments.catalog import Catalog
-from environments.catalog.vocabulary import CatalogVocabulary
 from environments.models import CatalogManifest, Item, Review
+from environments.search.vocabulary import CatalogVocabulary
 
 
 def _catalog() -> Catalog:
