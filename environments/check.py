@@ -53,13 +53,32 @@ def check_environment(setup: EnvironmentSetup, *, rounds: int = 2, seed: int = 0
                                     "random choice from a generator seeded in reset(seed=...)")
 
 
+def roles_problem(roles: object) -> str | None:
+    """What breaks the roles rule in `roles`, in one line; None when they keep it.
+
+    The rule (`EnvironmentSetup.roles`): a non-empty tuple of distinct, non-empty role names,
+    in speaking order; `crsim run` builds one agent per name and the episode graph has one
+    node per name, so a repeated or empty name has no agent or no place to go. It is checked
+    here once, for the three that rely on it: `check_environment`, `crsim run`'s build of
+    the setup (`simulators.engine.build.build_setup`) and the episode graph
+    (`simulators.engine.episode.orchestrator`). Each says it in its own words; the reason
+    returned here is the episode graph's.
+    """
+    if not isinstance(roles, tuple) or not all(isinstance(role, str) and role for role in roles):
+        return f"roles must be a tuple of non-empty role names, got {roles!r}"
+    if not roles:
+        return "an environment setup must declare at least one role"
+    if len(set(roles)) != len(roles):
+        return f"roles must be distinct, got {list(roles)}"
+    return None
+
+
 def _declared_roles(setup: EnvironmentSetup, name: str) -> tuple[str, ...]:
     roles = getattr(setup, "roles", None)
-    if not isinstance(roles, tuple) or not roles or not all(isinstance(r, str) and r for r in roles) \
-            or len(set(roles)) != len(roles):
+    if roles_problem(roles) is not None:
         raise EnvironmentCheckError(f"{name}: `roles` must be a non-empty tuple of distinct role names in speaking "
                                     f"order, got {roles!r}")
-    return roles
+    return roles  # type: ignore[return-value]
 
 
 def _new_episode(setup: EnvironmentSetup, name: str) -> Environment:

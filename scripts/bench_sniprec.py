@@ -66,7 +66,7 @@ def main() -> None:
 def encoder_report(name: str, episodes: int, run_dir: Path) -> dict[str, Any]:
     from agents.recommenders.retrieval import mined_aspects
     from agents.recommenders.sniprec.units import aspect_terms_of, item_units
-    from agents.steps.snippets import ItemSnippetStep
+    from agents.steps.sniprec.snippets import ItemSnippetStep
     from environments.search.encoders import get_encoder
     from environments.worlds.cache import load_world
 
@@ -101,8 +101,9 @@ def stage_latency(run_dir: Path, encoder: str, answers_wanted: int = 200) -> dic
     with the run's encoder."""
     from agents.recommenders.sniprec import build
     from agents.recommenders.sniprec.graph import rrf_update, validate
-    from agents.steps.clarify import ClarifyInput
-    from agents.steps.snippets import ExpandInput, QuerySnippetInput, expanded, singular
+    from agents.steps.recommender.clarify import ClarifyInput
+    from agents.steps.sniprec.snippets import ExpandInput, QuerySnippetInput, expanded
+    from agents.steps.text import singular
     from environments.worlds.cache import load_world
     from simulators.results.runlog import load_run
 
@@ -158,7 +159,7 @@ def scale_report(size: int, dim: int = 256, n_items: int = 50_000, k: int = 500,
     import faiss
 
     from agents.recommenders.sniprec.graph import SnipRecSettings, rrf_update, validate
-    from agents.steps.snippets import QuerySnippet
+    from agents.steps.sniprec.snippets import QuerySnippet
     from environments.search.dense import HNSW_THRESHOLD, _hnsw
     from environments.search.snippets import SnippetIndex
 

@@ -57,11 +57,11 @@ def main() -> None:
 def evaluate(*, catalog: Path | None = None, users: int = 500, cache_dir: str | None = None,
              resamples: int = 2000, world: dict[str, Any] | None = None) -> dict[str, Any]:
     """The report; `world` overrides the PEPPER environment's world settings (a smaller world)."""
-    from agents.steps.preferences import (
+    from agents.steps.pepper.preferences import (
         ExtractPreferencesStep, GeneralInput, GeneralPreferencesStep, SeenEvidence, binary_score, card_text,
         raw_review_score, weights_of, weights_score,
     )
-    from agents.steps.value_lexicon import ValueLexicon, attribute_values
+    from agents.steps.seeker.value_lexicon import ValueLexicon, attribute_values
     from environments.base import ItemCard
     from environments.multi_target import build_multi_target
 
@@ -119,7 +119,7 @@ def evaluate(*, catalog: Path | None = None, users: int = 500, cache_dir: str | 
 
 
 def _review_input(seen: Any) -> Any:
-    from agents.steps.preferences import ReviewInput
+    from agents.steps.pepper.preferences import ReviewInput
 
     return ReviewInput(seen.item, seen.rating, seen.review, "movies")
 

@@ -35,7 +35,7 @@ def query_words(reviews: list[str], rng: np.random.Generator, n_words: int) -> l
 
 async def sample(args: argparse.Namespace) -> dict[str, object]:
     from agents.recommenders.retrieval import mined_aspects
-    from agents.steps.clarify import ClarifyInput, ClarifyStep
+    from agents.steps.recommender.clarify import ClarifyInput, ClarifyStep
     from environments.catalog.loading import load_catalog_dir
     from environments.models import Role, Turn
     from environments.search import BM25Index

@@ -1,5 +1,11 @@
-"""How every `crsim` subcommand runs: argparse sub-commands dispatched one way, and the one
-way a command ends on a user's mistake or a Ctrl-C.
+"""How every `crsim` subcommand runs: found by name in a table and imported only then
+(`run_subcommand`), and ended one way on a user's mistake or a Ctrl-C (`command`).
+
+`crsim`, `crsim eval`, `crsim validate` and `crsim data` each keep a table of their
+subcommands, name -> the module whose `main(argv)` runs it (or `module:function`), so
+starting one imports that module alone and `crsim --help` stays fast. What is not a
+subcommand goes to the command itself: its help, or its own arguments (`crsim validate
+RUN...`).
 
 An input or configuration problem (`CrsimError`, also when Hydra or a library wrapped it
 in an exception of its own) is one `crsim: error:` line and status 2, never a traceback;
@@ -10,13 +16,16 @@ keeps its traceback.
 
 from __future__ import annotations
 
-import argparse
 import functools
+import importlib
 import sys
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, TypeVar
 
 from environments.errors import CrsimError, causes
+
+if TYPE_CHECKING:  # `crsim --help` comes through here: it loads no more than it needs
+    import argparse
 
 USER_ERROR = 2
 INTERRUPTED = 130  # the shell's status for a SIGINT
@@ -62,10 +71,23 @@ def command(interrupted: str = "") -> Callable[[Main], Main]:
     return wrap
 
 
-def dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
-    """Run the sub-command `argv` names (its `handler`); without one, print the help."""
-    args = parser.parse_args(argv)
-    if not hasattr(args, "handler"):
-        parser.print_help()
-        return 0
-    return args.handler(args)
+def run_subcommand(argv: list[str], subcommands: Mapping[str, str],
+                   otherwise: Callable[[list[str]], int]) -> int:
+    """Run the subcommand `argv[0]` names in `subcommands` with the rest of `argv`; any other
+    `argv` (none, `--help`, the command's own arguments) goes to `otherwise`.
+
+    A table entry is a module, whose `main(argv) -> int` runs, or `module:function`.
+    """
+    if argv and argv[0] in subcommands:
+        module, _, function = subcommands[argv[0]].partition(":")
+        return getattr(importlib.import_module(module), function or "main")(argv[1:])
+    return otherwise(argv)
+
+
+def show_listing(parser: argparse.ArgumentParser, argv: list[str]) -> int:
+    """What a command that only groups subcommands does with an `argv` that names none: no
+    arguments or `--help` print `parser`'s listing of them (status 0), anything else is
+    argparse's one usage error (status 2)."""
+    parser.parse_args(argv)
+    parser.print_help()
+    return 0

@@ -17,28 +17,47 @@ from pathlib import Path
 from typing import Any
 
 from environments.errors import CrsimError
-from simulators.cli.commands import command, dispatch
+from simulators.cli.commands import command, run_subcommand, show_listing
 
 FILES = ("items.jsonl", "reviews.jsonl", "users.jsonl", "dialogues.jsonl", "interactions.jsonl")
 
 
+#: subcommand -> the function (`module:function`) that parses its arguments and runs it
+SUBCOMMANDS = {"import": "simulators.cli.data:import_dataset", "info": "simulators.cli.data:info"}
+
+
 @command(interrupted="nothing was written")
 def main(argv: list[str]) -> int:
-    return dispatch(build_parser(), argv)
+    return run_subcommand(argv, SUBCOMMANDS, lambda rest: show_listing(build_parser(), rest))
 
 
-# ----------------------------------------------------------------------- parser
+def import_dataset(argv: list[str]) -> int:
+    """`crsim data import FORMAT PATHS... --out DIR`."""
+    return run_import(import_parser().parse_args(argv))
+
+
+def info(argv: list[str]) -> int:
+    """`crsim data info DIR`."""
+    return run_info(info_parser().parse_args(argv))
+
+
+# ----------------------------------------------------------------------- parsers
 def build_parser() -> argparse.ArgumentParser:
-    from environments.datasets import FORMATS, get_format
-
+    """`crsim data`'s own parser: the listing of its subcommands (each parses its own arguments)."""
     parser = argparse.ArgumentParser(prog="crsim data", description=(
         "Convert public datasets into crsim catalog directories, and summarise catalogs. "
         "See docs/datasets.md for each format and where to obtain it."))
     commands = parser.add_subparsers(title="commands", metavar="{import,info}")
+    commands.add_parser("import", help="convert a dataset into a catalog directory", add_help=False)
+    commands.add_parser("info", help="summarise a catalog directory", add_help=False)
+    return parser
 
-    importer = commands.add_parser("import", help="convert a dataset into a catalog directory",
-                                   description="Convert a dataset into a catalog directory "
-                                               "(crsim data import FORMAT --help).")
+
+def import_parser() -> argparse.ArgumentParser:
+    from environments.datasets import FORMATS, get_format
+
+    importer = argparse.ArgumentParser(prog="crsim data import", description="Convert a dataset into a catalog "
+                                                                             "directory (crsim data import FORMAT --help).")
     formats = importer.add_subparsers(title="formats", metavar="FORMAT", dest="format")
     formats.required = True
     for name in FORMATS:
@@ -54,22 +73,23 @@ def build_parser() -> argparse.ArgumentParser:
         common.add_argument("--force", action="store_true", help="replace DIR if it exists")
         common.add_argument("--no-progress", action="store_true", help="no progress bar (also off when not a TTY)")
         add_model_options(sub.add_argument_group(f"{name} options"), spec.options, skip=set(spec.options.COMMON))
-        sub.set_defaults(handler=run_import, spec=spec)
+        sub.set_defaults(spec=spec)
+    return importer
 
-    info = commands.add_parser("info", help="summarise a catalog directory",
-                               description="Summarise a catalog directory: files and row counts, aspects, "
-                                           "import details.")
-    info.add_argument("dir", type=Path, help="catalog directory")
-    info.add_argument("--validate", action="store_true",
-                      help="also load and validate every line (Catalog.load, interactions)")
-    info.add_argument("--json", action="store_true", help="print the summary as JSON")
-    info.add_argument("--stats", action="store_true",
-                      help="also load the catalog and print its shape: reviews per item and user, sentences, words "
-                           "and mined aspects per review, attributes per item, unique attribute combinations; on a music "
-                           "catalog (music world, CPCD import) also tracks per artist and album, play skew and goal "
-                           "playlist sizes")
-    info.set_defaults(handler=run_info)
-    return parser
+
+def info_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="crsim data info", description="Summarise a catalog directory: files and "
+                                                                    "row counts, aspects, import details.")
+    p.add_argument("dir", type=Path, help="catalog directory")
+    p.add_argument("--validate", action="store_true",
+                   help="also load and validate every line (Catalog.load, interactions)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--stats", action="store_true",
+                   help="also load the catalog and print its shape: reviews per item and user, sentences, words "
+                        "and mined aspects per review, attributes per item, unique attribute combinations; on a music "
+                        "catalog (music world, CPCD import) also tracks per artist and album, play skew and goal "
+                        "playlist sizes")
+    return p
 
 
 def _unwrap_optional(annotation: Any) -> Any:
@@ -187,9 +207,9 @@ def summarise(directory: Path, validate: bool = False, stats: bool = False) -> d
 
 def shape_statistics(directory: Path) -> Any:
     """`CatalogStats` of a catalog directory, aspects per review by its mined vocabulary (cached)."""
-    from environments.catalog.stats import catalog_statistics
     from environments.catalog.store import Catalog
     from environments.search.aspects import mine_aspects
+    from environments.statistics import catalog_statistics
 
     catalog = Catalog.load(directory)
     terms = mine_aspects(catalog).terms() if catalog.reviews else None
@@ -279,4 +299,4 @@ def run_info(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["main", "build_parser", "summarise", "count_lines"]
+__all__ = ["main", "build_parser", "import_parser", "info_parser", "summarise", "count_lines"]

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 from environments.errors import CrsimError
-from simulators.cli.commands import command, dispatch
+from simulators.cli.commands import command, run_subcommand, show_listing
 
 CPCD_DESCRIPTION = """\
 Score a retriever on CPCD conversations (cpcd_v1.dialogs.*.jsonl) the way CPCD's public
@@ -29,15 +29,30 @@ its bootstrap 95% CI over conversations, micro, then the mean at each scored tur
 writes scores.csv (the evaluator's layout), run.json and timings.json into --out."""
 
 
+#: evaluation -> the module (or `module:function`) whose `main(argv)` runs it
+SUBCOMMANDS = {
+    "dialogues": "simulators.cli.eval_dialogues",
+    "judge": "simulators.cli.eval_judge",
+    "cpcd": "simulators.cli.eval:cpcd",
+}
+
+
 def parser() -> argparse.ArgumentParser:
+    """`crsim eval`'s own parser: the listing of its evaluations (each parses its own arguments)."""
     p = argparse.ArgumentParser(prog="crsim eval", description="Offline evaluations of recorded dialogues.")
     commands = p.add_subparsers(title="evaluations", metavar="{cpcd,dialogues,judge}")
     commands.add_parser("dialogues", help="recommenders on logged dialogues (crsim eval dialogues --help)",
                         add_help=False)
     commands.add_parser("judge", help="an LLM judge against people's labels of CRS Arena conversations "
                                       "(crsim eval judge --help)", add_help=False)
-    cpcd = commands.add_parser("cpcd", help="retrieval on CPCD conversations, scored like CPCD's evaluator",
-                               description=CPCD_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands.add_parser("cpcd", help="retrieval on CPCD conversations, scored like CPCD's evaluator",
+                        add_help=False)
+    return p
+
+
+def cpcd_parser() -> argparse.ArgumentParser:
+    cpcd = argparse.ArgumentParser(prog="crsim eval cpcd", description=CPCD_DESCRIPTION,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     cpcd.add_argument("--dialogs", type=Path, nargs="+", required=True, metavar="FILE",
                       help="CPCD dialog files to score (e.g. cpcd_v1.dialogs.test.jsonl)")
     cpcd.add_argument("--tracks", type=Path, metavar="FILE",
@@ -57,21 +72,17 @@ def parser() -> argparse.ArgumentParser:
     cpcd.add_argument("--out", type=Path, metavar="DIR",
                       help="output directory (default: outputs/eval/cpcd-<retriever>-<time>)")
     cpcd.add_argument("--no-progress", action="store_true", help="no progress bar (also off when not a TTY)")
-    cpcd.set_defaults(handler=run_cpcd)
-    return p
+    return cpcd
 
 
 @command()
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["dialogues"]:
-        from simulators.cli.eval_dialogues import main as eval_dialogues
+    return run_subcommand(argv, SUBCOMMANDS, lambda rest: show_listing(parser(), rest))
 
-        return eval_dialogues(argv[1:])
-    if argv[:1] == ["judge"]:
-        from simulators.cli.eval_judge import main as eval_judge
 
-        return eval_judge(argv[1:])
-    return dispatch(parser(), argv)
+def cpcd(argv: list[str]) -> int:
+    """`crsim eval cpcd ...`."""
+    return run_cpcd(cpcd_parser().parse_args(argv))
 
 
 def parse_ks(text: str) -> list[int]:

@@ -81,19 +81,16 @@ def compose_llm(name: str, overrides: list[str]) -> tuple[Any, dict[str, Any]]:
     bad = [o for o in overrides if "=" not in o]
     if bad:
         raise CrsimError(f"--llm {name}: expected KEY=VALUE overrides after the option name, got {' '.join(bad)}")
-    from hydra import compose, initialize_config_dir
     from hydra.utils import instantiate
     from omegaconf import OmegaConf
 
     from simulators.cli.precheck import explain
-    from simulators.engine.hydra_setup import CONF_DIR, register_resolvers
+    from simulators.engine.hydra_setup import compose_config
 
-    register_resolvers()
     composed = [f"+llm@judge.llm={name}"]
     composed += [f"+judge.llm.{o[1:]}" if o.startswith("+") else f"judge.llm.{o}" for o in overrides]
     try:
-        with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-            cfg = compose("config", overrides=composed)
+        cfg = compose_config(composed)
     except Exception as exc:  # Hydra names the missing option or the key it could not override
         raise CrsimError(f"--llm {name}: {explain(exc)}") from None
     node = OmegaConf.to_container(cfg.judge.llm, resolve=True)

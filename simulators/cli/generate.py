@@ -49,25 +49,15 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def compose(overrides: list[str]) -> Any:
-    from hydra import compose as hydra_compose
-    from hydra import initialize_config_dir
-
-    from simulators.engine.hydra_setup import CONF_DIR, register_resolvers
-
-    register_resolvers()
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return hydra_compose("config", overrides=["experiment=tracer", *overrides])
-
-
 def generate_domain(args: argparse.Namespace, domain: str | None, out: Path) -> dict[str, Any]:
+    from simulators.engine.hydra_setup import compose_config
     from simulators.engine.run_lock import run_dir_lock
 
     overrides = [f"seed={args.seed}", f"episodes={args.dialogues}", f"seller.phrase_bank={args.phrase_bank}",
                  f"customer.phrase_bank={args.phrase_bank}", "progress=false"]
     if domain is not None:
         overrides.append(f"environment.domain={domain}")
-    cfg = compose([*overrides, *args.overrides])
+    cfg = compose_config(["experiment=tracer", *overrides, *args.overrides])
     with run_dir_lock(out, "crsim generate", hint="give it its own --out"):  # it appends to a run's logs
         return _generate_into(args, domain, out, cfg)
 
@@ -97,7 +87,7 @@ def _generate_into(args: argparse.Namespace, domain: str | None, out: Path, cfg:
     else:
         from hydra.utils import instantiate
 
-        from agents.steps.shopping_single_pass import SinglePassStep
+        from agents.steps.tracer.single_pass import SinglePassStep
 
         seller_llm = instantiate(cfg.seller.llm)  # the single-pass scriptwriter uses the seller's backend
         episodes = generate_single_pass(

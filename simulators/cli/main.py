@@ -52,8 +52,10 @@ plug-ins:       hydra.searchpath=[file:///path/to/your/conf] recommender=your_re
                             with a 95% CI (crsim validate --help)
 """
 
-#: command -> module with a `main(argv) -> int`; imported only when the command runs.
+#: command -> the module whose `main(argv) -> int` runs it (`module:function` for another
+#: function), imported only when the command runs (`simulators.cli.commands.run_subcommand`)
 SUBCOMMANDS = {
+    "run": "simulators.cli.run:run_hydra",
     "replay": "simulators.cli.replay",
     "report": "simulators.cli.report",
     "data": "simulators.cli.data",
@@ -64,20 +66,16 @@ SUBCOMMANDS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    from simulators.cli.commands import run_subcommand
+
+    return run_subcommand(list(sys.argv[1:] if argv is None else argv), SUBCOMMANDS, _help_or_unknown)
+
+
+def _help_or_unknown(args: list[str]) -> int:
     if not args or args[0] in {"-h", "--help", "help"}:
         print(HELP, end="")
         return 0
-    command, rest = args[0], args[1:]
-    if command == "run":
-        from simulators.cli.run import run_hydra
-
-        return run_hydra(rest)
-    if command in SUBCOMMANDS:
-        import importlib
-
-        return importlib.import_module(SUBCOMMANDS[command]).main(rest)
-    print(f"crsim: unknown command '{command}'\n", file=sys.stderr)
+    print(f"crsim: unknown command '{args[0]}'\n", file=sys.stderr)
     print(HELP, end="", file=sys.stderr)
     return 2
 

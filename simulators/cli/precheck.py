@@ -18,10 +18,11 @@ MAX_JOBS_CHECKED = 64
 
 def check_overrides(config_dir: Path, overrides: Sequence[str]) -> None:
     """Compose the config for every sweep job `overrides` make; `CrsimError` for the first that fails."""
-    from hydra import compose, initialize_config_dir
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
+
+    from simulators.engine.hydra_setup import compose_config
 
     plain = [o for o in overrides if "=" in o and not o.startswith("-")]
     try:
@@ -29,12 +30,11 @@ def check_overrides(config_dir: Path, overrides: Sequence[str]) -> None:
     except HydraException as exc:
         raise CrsimError(f"cannot read the overrides: {_first_line(exc)}") from None
     jobs = [job for batch in BasicSweeper.split_arguments(parsed, None) for job in batch] or [[]]
-    with initialize_config_dir(str(config_dir), version_base="1.3", job_name="precheck"):
-        for job in jobs[:MAX_JOBS_CHECKED]:
-            try:
-                compose("config", overrides=[o for o in job if _composable(o)])
-            except HydraException as exc:
-                raise CrsimError(explain(exc)) from None
+    for job in jobs[:MAX_JOBS_CHECKED]:
+        try:
+            compose_config([o for o in job if _composable(o)], config_dir)
+        except HydraException as exc:
+            raise CrsimError(explain(exc)) from None
 
 
 def explain(exc: Exception) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from environments.errors import CrsimError
-from simulators.cli.commands import command
+from simulators.cli.commands import command, run_subcommand
 
 DESCRIPTION = """\
 Compare the seeker turns of runs (a run directory, a sweep, or an episodes.jsonl) with the
@@ -43,16 +43,17 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+#: the other validations: name -> the module whose `main(argv)` runs it
+SUBCOMMANDS = {"ranking": "simulators.cli.validate_ranking", "reactions": "simulators.cli.validate_reactions"}
+
+
 @command()
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["ranking"]:
-        from simulators.cli.validate_ranking import main as validate_ranking
+    return run_subcommand(argv, SUBCOMMANDS, compare_runs)
 
-        return validate_ranking(argv[1:])
-    if argv[:1] == ["reactions"]:
-        from simulators.cli.validate_reactions import main as validate_reactions
 
-        return validate_reactions(argv[1:])
+def compare_runs(argv: list[str]) -> int:
+    """`crsim validate RUN... --against DIR`: the runs' seekers beside the corpus's people."""
     args = parser().parse_args(argv)
     from environments.catalog import load_catalog_dir
     from simulators.engine.hydra_setup import quiet_environment

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal, Union
 
 from environments.base import EnvironmentSetup
+from environments.check import roles_problem
 from environments.errors import CrsimError
 
 METRICS_KEY = "metrics"
@@ -51,9 +52,7 @@ def build_setup(environment: Any) -> EnvironmentSetup:
     if "_target_" not in config:
         raise CrsimError("the environment config names no _target_")
     setup = instantiate_group("environment", OmegaConf.create(config))
-    roles = getattr(setup, "roles", None)
-    if not callable(getattr(setup, "new_episode", None)) or not roles or \
-            not all(isinstance(role, str) and role for role in roles):
+    if not callable(getattr(setup, "new_episode", None)) or roles_problem(getattr(setup, "roles", None)) is not None:
         raise CrsimError(f"{config['_target_']} built a {type(setup).__name__}, which does not declare a protocol: "
                          "an environment factory must return an environments.base.EnvironmentSetup with its roles")
     return setup

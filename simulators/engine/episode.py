@@ -28,6 +28,7 @@ from agents.base import check_runs_on_loop
 from agents.llm.budget import BudgetExceeded
 from agents.llm.recording import CallRecorder, LLMCallRecord, recording, summaries
 from environments.base import Environment
+from environments.check import roles_problem
 from environments.models import Episode, EpisodeEvaluation, TerminationReason
 
 
@@ -85,10 +86,9 @@ def _route(after: str):
 @lru_cache(maxsize=32)
 def orchestrator(roles: tuple[str, ...]) -> Any:
     """The compiled graph for `roles` (speaking order): role 1 -> role 2 -> ... -> role 1."""
-    if not roles:
-        raise ValueError("an environment setup must declare at least one role")
-    if len(set(roles)) != len(roles):
-        raise ValueError(f"roles must be distinct, got {list(roles)}")
+    problem = roles_problem(roles)
+    if problem is not None:
+        raise ValueError(problem)
     graph = StateGraph(EpisodeState, context_schema=EpisodeContext)
     for position, role in enumerate(roles):
         graph.add_node(role, _role_node(role, closes_round=position == len(roles) - 1))

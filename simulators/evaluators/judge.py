@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from agents.steps.judge import CRITERIA, JudgeInput, JudgeStep
+from agents.steps.judge.rubric import CRITERIA, JudgeInput, JudgeStep
 from environments.models import Episode, Role
 
 

@@ -4,7 +4,7 @@ Both read the dialogue up to the seller's recommendation (`search_turns`: after 
 transcript names the final product).
 
 - CQG (conversational query generation): extract [category, wanted, unwanted, optional]
-  from the dialogue (`agents.steps.shopping_query.ExtractQueryStep`: rule-based
+  from the dialogue (`agents.steps.tracer.query.ExtractQueryStep`: rule-based
   offline, or an LLM) and compare it with the gold query — the category and the features
   the dialogue's plan discussed, with the customer's true stance (from the episode's
   profile; the extractor never sees it). Scores: exact-match F1 over query items
@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agents.steps.shopping_query import AspectValue, ExtractQueryStep, QueryInput, ShoppingQuery
 from agents.steps.text import display_name
+from agents.steps.tracer.query import AspectValue, ExtractQueryStep, QueryInput, ShoppingQuery
 from environments.errors import CrsimError
 from environments.models import Episode, TerminationReason, Turn
 from environments.ranking import rank_targets, tie_broken_order

@@ -29,7 +29,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.llm.recording import CallRecorder, recording, summaries
-from agents.steps.shopping_single_pass import PlannedFeature, SinglePassInput, SinglePassStep
+from agents.steps.tracer.single_pass import PlannedFeature, SinglePassInput, SinglePassStep
 from environments.models import (
     Episode, ItemMention, ItemSetState, TerminationReason, Turn, TurnEvaluation,
 )

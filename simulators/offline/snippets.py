@@ -87,7 +87,8 @@ def score_offline_extractor(catalog: Catalog, reviews: Iterable[ReviewTruth]) ->
     on this catalog (attribute keys and values plus review aspects mined from the catalog)."""
     from agents.recommenders.retrieval import mined_aspects
     from agents.recommenders.sniprec.units import aspect_terms_of
-    from agents.steps.snippets import offline_item_snippets, singular
+    from agents.steps.sniprec.snippets import offline_item_snippets
+    from agents.steps.text import singular
 
     terms = aspect_terms_of(catalog, mined_aspects(catalog, 30))
     keys = {key for item in catalog.items for key in item.attributes}

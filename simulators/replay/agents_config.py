@@ -38,20 +38,17 @@ def compose_agent_config(role: str, name: str, run_config: dict[str, Any],
     run's own top-level values (seed, cache dir, embedding model) for its interpolations
     and its `hydra.searchpath` overrides (`searchpath`), so a plug-in's configs are found.
     A role the root config has no default for (a protocol's own) is added (`+role=name`)."""
-    from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
 
-    from simulators.engine.hydra_setup import CONF_DIR, register_resolvers
+    from simulators.engine.hydra_setup import compose_config
 
-    register_resolvers()
     shared = [f"{key}={json.dumps(value)}" for key, value in run_config.items()
               if key in ("seed", "embedding_model", "cache_dir") and value is not None]
     error = ""
     for choice in (f"{role}={name}", f"+{role}={name}", f"+llm@{role}.llm=offline"):
         chosen = [f"+{role}={name}", choice] if choice.startswith("+llm") else [choice]
         try:
-            with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-                cfg = compose("config", overrides=[*searchpath, *chosen, *shared, *overrides])
+            cfg = compose_config([*searchpath, *chosen, *shared, *overrides])
             return OmegaConf.to_container(cfg[role], resolve=True)  # type: ignore[return-value]
         except Exception as exc:  # Hydra's errors name the missing option or the bad override
             error = error or str(exc).splitlines()[0]

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from simulators.results.stats import cluster_bootstrap, percentile_interval
 from simulators.validity import language
 from simulators.validity.figures import Figure
 
@@ -73,20 +74,20 @@ def distinguishability(real: Sequence[LabelledTurn], simulated: Sequence[Labelle
         model.fit(features[train], labels[train])
         scores[test] = model.predict_proba(features[test])[:, 1]
     auc = float(roc_auc_score(labels, scores))
-    low, high = _grouped_auc_ci(labels, scores, groups, rng)
-    return Figure("distinguishability_auc", auc, min(low, auc), max(high, auc), len(texts))
+    low, high = percentile_interval(_grouped_auc_draws(labels, scores, groups, rng), point=auc)
+    return Figure("distinguishability_auc", auc, low, high, len(texts))
 
 
-def _grouped_auc_ci(labels: np.ndarray, scores: np.ndarray, groups: np.ndarray,
-                    rng: np.random.Generator) -> tuple[float, float]:
+def _grouped_auc_draws(labels: np.ndarray, scores: np.ndarray, groups: np.ndarray,
+                       rng: np.random.Generator) -> np.ndarray:
+    """ROC AUC on resamples of whole dialogues (NaN where a resample holds one class only)."""
     from sklearn.metrics import roc_auc_score
 
     names, index = np.unique(groups, return_inverse=True)
     members = [np.flatnonzero(index == g) for g in range(len(names))]
-    values = []
-    for _ in range(N_RESAMPLES):
-        rows = np.concatenate([members[g] for g in rng.integers(0, len(members), len(members))])
-        if len(set(labels[rows])) == 2:
-            values.append(roc_auc_score(labels[rows], scores[rows]))
-    low, high = np.percentile(values, [2.5, 97.5]) if values else (float("nan"), float("nan"))
-    return float(low), float(high)
+
+    def auc(picked: np.ndarray) -> float:
+        rows = np.concatenate([members[g] for g in picked])
+        return float(roc_auc_score(labels[rows], scores[rows])) if len(set(labels[rows])) == 2 else float("nan")
+
+    return cluster_bootstrap(auc, len(members), n_resamples=N_RESAMPLES, seed=rng)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simulators.results.stats import cluster_bootstrap, percentile_interval
 from simulators.validity import language
 from simulators.validity.items import TitleFinder
 from simulators.validity.turns import SeekerDialogue, SeekerTurn
@@ -59,21 +60,22 @@ NAMES = [spec.name for spec in SPECS]
 
 def ratio_ci(numerators: Sequence[float], denominators: Sequence[float], *, seed: int = 0,
              n_resamples: int = N_RESAMPLES) -> tuple[float, float, float, int]:
-    """(sum num / sum den, low, high, sum den) with dialogues resampled."""
+    """(sum num / sum den, low, high, sum den) with dialogues resampled (NaN where a resample's
+    dialogues have no denominator)."""
     num, den = np.asarray(numerators, dtype=float), np.asarray(denominators, dtype=float)
     total = float(den.sum())
     if total == 0:
         nan = float("nan")
         return nan, nan, nan, 0
     value = float(num.sum() / total)
-    rng = np.random.default_rng(seed)
-    stats = []
-    for start in range(0, n_resamples, 100):
-        index = rng.integers(0, len(num), size=(min(100, n_resamples - start), len(num)))
+
+    def ratios(index: np.ndarray) -> np.ndarray:
         sums = den[index].sum(axis=1)
-        stats.append(np.where(sums > 0, num[index].sum(axis=1) / np.maximum(sums, 1e-12), np.nan))
-    low, high = np.nanpercentile(np.concatenate(stats), [2.5, 97.5])
-    return value, float(min(low, value)), float(max(high, value)), int(total)
+        return np.where(sums > 0, num[index].sum(axis=1) / np.maximum(sums, 1e-12), np.nan)
+
+    draws = cluster_bootstrap(ratios, len(num), n_resamples=n_resamples, seed=seed, vectorized=True)
+    low, high = percentile_interval(draws, point=value)
+    return value, low, high, int(total)
 
 
 def per_dialogue(dialogues: Sequence[SeekerDialogue], count: Callable[[SeekerTurn], float],
@@ -142,9 +144,12 @@ def _distinct(texts: Sequence[str], n: int, size: int, seed: int) -> Figure:
     if not texts:
         return Figure(name, float("nan"), float("nan"), float("nan"), 0)
     size = min(size, len(texts))
-    rng = np.random.default_rng(seed)
-    draws = np.array([language.distinct_n([texts[i] for i in rng.choice(len(texts), size, replace=False)], n)
-                      for _ in range(DISTINCT_DRAWS)])
-    low, high = np.percentile(draws, [2.5, 97.5])
-    value = float(draws.mean())
-    return Figure(name, value, min(float(low), value), max(float(high), value), size)
+
+    def distinct(index: np.ndarray) -> float:
+        return language.distinct_n([texts[i] for i in index], n)
+
+    draws = cluster_bootstrap(distinct, len(texts), n_resamples=DISTINCT_DRAWS, seed=seed, sample_size=size,
+                              replace=False)
+    value = float(draws.mean())  # NaN when a sample has no n-gram, and so is the interval
+    low, high = percentile_interval(draws, point=value, undefined="propagate")
+    return Figure(name, value, low, high, size)

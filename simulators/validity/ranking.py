@@ -23,6 +23,7 @@ import numpy as np
 
 from environments.errors import CrsimError
 from environments.models import Episode
+from simulators.results.stats import cluster_bootstrap, percentile_interval
 
 K = 10
 N_RESAMPLES = 1000
@@ -81,12 +82,10 @@ def kendall_agreement(offline: Scores, simulated: Scores, *, seed: int = 0,
         value = kendalltau(a[:, columns].mean(axis=1), b[:, columns].mean(axis=1)).statistic
         return float(value) if np.isfinite(value) else 0.0  # every recommender tied on one side: no order
 
-    everything = np.arange(len(shared))
-    rng = np.random.default_rng(seed)
-    draws = [tau(rng.integers(0, len(shared), len(shared))) for _ in range(n_resamples)]
-    low, high = np.percentile(draws, [2.5, 97.5])
-    value = tau(everything)
-    return Agreement(value, float(min(low, value)), float(max(high, value)), len(shared),
+    value = tau(np.arange(len(shared)))
+    low, high = percentile_interval(cluster_bootstrap(tau, len(shared), n_resamples=n_resamples, seed=seed),
+                                    point=value)
+    return Agreement(value, low, high, len(shared),
                      dict(zip(names, a.mean(axis=1).round(4).tolist())),
                      dict(zip(names, b.mean(axis=1).round(4).tolist())))
 

@@ -23,10 +23,12 @@ import numpy as np
 
 from environments.models import Episode, Role, TerminationReason
 from environments.single_target.grounded import GroundedSetup
+from simulators.results.stats import cluster_bootstrap, percentile_interval
 from simulators.validity.figures import ratio_ci
 
 LABELS = ("like", "dislike", "none")
 N_RESAMPLES = 1000
+KAPPA_RESAMPLES = 300  # at most: each resample recomputes kappa with scikit-learn, which is slow
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,11 +119,9 @@ def reaction_figures(pairs: Sequence[Reaction], *, seed: int = 0, n_resamples: i
         return float(score) if np.isfinite(score) else 0.0
 
     k = kappa(conversations)
-    rng = np.random.default_rng(seed)
-    draws = [kappa([conversations[i] for i in rng.integers(0, len(conversations), len(conversations))])
-             for _ in range(min(n_resamples, 300))] if conversations else [float("nan")]
-    k_low, k_high = np.percentile(draws, [2.5, 97.5])
+    draws = cluster_bootstrap(lambda index: kappa([conversations[i] for i in index]), len(conversations),
+                              n_resamples=min(n_resamples, KAPPA_RESAMPLES), seed=seed)
+    k_low, k_high = percentile_interval(draws, point=k)
     shares = {label: sum(p.simulated == label for p in pairs) / len(pairs) if pairs else float("nan")
               for label in LABELS}
-    return ReactionFigures((value, low, high), (k, float(min(k_low, k)), float(max(k_high, k))), len(pairs),
-                           len(conversations), shares)
+    return ReactionFigures((value, low, high), (k, k_low, k_high), len(pairs), len(conversations), shares)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from environments.base import StepResult
-from environments.check import EnvironmentCheckError, check_environment
+from environments.check import EnvironmentCheckError, check_environment, roles_problem
 from environments.single_target import SingleTargetEnvironment, SingleTargetSetup
 
 
@@ -66,6 +66,27 @@ def test_roles_must_be_declared(tiny_catalog):
     setup.roles = ["seeker", "seeker"]  # type: ignore[assignment]
     with pytest.raises(EnvironmentCheckError, match="non-empty tuple of distinct role names"):
         check_environment(setup)
+
+
+@pytest.mark.parametrize(("roles", "problem"), [
+    (("seeker", "recommender"), None),
+    (("curator",), None),
+    ((), "an environment setup must declare at least one role"),
+    (("seeker", "seeker"), "roles must be distinct, got ['seeker', 'seeker']"),
+    (["seeker", "recommender"], "roles must be a tuple of non-empty role names, got ['seeker', 'recommender']"),
+    (("seeker", ""), "roles must be a tuple of non-empty role names, got ('seeker', '')"),
+    (None, "roles must be a tuple of non-empty role names, got None"),
+])
+def test_the_roles_rule_is_one_check(tiny_catalog, roles, problem):
+    assert roles_problem(roles) == problem
+    if problem is None:
+        return
+    setup = SingleTargetSetup(tiny_catalog, target_pool_size=10)
+    setup.roles = roles  # type: ignore[assignment]
+    with pytest.raises(EnvironmentCheckError) as caught:
+        check_environment(setup)
+    assert str(caught.value) == (f"single_target: `roles` must be a non-empty tuple of distinct role names in "
+                                 f"speaking order, got {roles!r}")
 
 
 def test_a_setup_without_scripted_moves_can_pass_its_own(tiny_catalog):

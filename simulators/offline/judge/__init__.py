@@ -17,7 +17,7 @@ far the grades follow what people said:
   CRS Arena computed it: K = 16 from 1000, votes in file order), as Kendall's tau-b;
 - the published evaluators' correlations on the same data as reference rows (FACE paper).
 
-Judges: `aspects` (`agents/steps/aspect_judge.py`: one prompt per CRSArena-Eval aspect, on its
-scale) and `pepper` (PEPPER's rubric judge, `agents/steps/judge.py`: proactiveness, coherence,
+Judges: `aspects` (`agents/steps/judge/aspects.py`: one prompt per CRSArena-Eval aspect, on its
+scale) and `pepper` (PEPPER's rubric judge, `agents/steps/judge/rubric.py`: proactiveness, coherence,
 personalization 1-5; its mean is compared with every dialogue-level label).
 """

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from simulators.results.stats import cluster_bootstrap, percentile_interval
 
 MIN_N = 3  # fewer pairs than this: no correlation
 ELO_K, ELO_INITIAL = 16, 1000.0
@@ -69,32 +70,28 @@ def correlate(x: Sequence[float], y: Sequence[float], clusters: Sequence[Any] | 
     if n < MIN_N:
         return Correlation(n, math.nan, nan2, math.nan, nan2)
     point_p, point_s = pearson(xs, ys), spearman(xs, ys)
-    rng = np.random.default_rng(seed)
     keys = list(clusters) if clusters is not None else list(range(n))
     groups: dict[Any, list[int]] = defaultdict(list)
     for i, key in enumerate(keys):
         groups[key].append(i)
     members = [np.asarray(g) for g in groups.values()]
-    if all(len(m) == 1 for m in members):
+    if all(len(m) == 1 for m in members):  # every pair its own cluster: resamples as the rows of a matrix
         order = np.concatenate(members)
-        draws = order[rng.integers(0, len(order), size=(resamples, len(order)))]
-        p = _pearson_rows(xs[draws], ys[draws])
-        s = _pearson_rows(_ranks(xs[draws]), _ranks(ys[draws]))
+
+        def both(index: np.ndarray) -> np.ndarray:
+            draws = order[index]
+            return np.stack([_pearson_rows(xs[draws], ys[draws]),
+                             _pearson_rows(_ranks(xs[draws]), _ranks(ys[draws]))], axis=-1)
+
+        values = cluster_bootstrap(both, len(order), n_resamples=resamples, seed=seed, vectorized=True)
     else:
-        p, s = np.empty(resamples), np.empty(resamples)
-        for b in range(resamples):
-            picked = rng.integers(0, len(members), size=len(members))
+        def both_of(picked: np.ndarray) -> tuple[float, float]:
             index = np.concatenate([members[i] for i in picked])
-            p[b], s[b] = pearson(xs[index], ys[index]), spearman(xs[index], ys[index])
+            return pearson(xs[index], ys[index]), spearman(xs[index], ys[index])
 
-    def interval(values: np.ndarray) -> tuple[float, float]:
-        values = values[~np.isnan(values)]
-        if not len(values):
-            return nan2
-        low, high = np.percentile(values, [2.5, 97.5])
-        return float(low), float(high)
-
-    return Correlation(n, point_p, interval(p), point_s, interval(s))
+        values = cluster_bootstrap(both_of, len(members), n_resamples=resamples, seed=seed)
+    p, s = values.reshape(-1, 2).T
+    return Correlation(n, point_p, percentile_interval(p), point_s, percentile_interval(s))
 
 
 def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:

@@ -80,12 +80,12 @@ class Judged:
 
 
 class AspectsJudge:
-    """One prompt per CRSArena-Eval aspect (`agents/steps/aspect_judge.py`)."""
+    """One prompt per CRSArena-Eval aspect (`agents/steps/judge/aspects.py`)."""
 
     name = "aspects"
 
     def __init__(self, llm: Any, aspects: Sequence[str]):
-        from agents.steps.aspect_judge import ASPECTS, AspectJudgeStep
+        from agents.steps.judge.aspects import ASPECTS, AspectJudgeStep
 
         self.steps = {a: AspectJudgeStep(llm, a) for a in aspects}
         self.dialogue_scores = [a for a in aspects if ASPECTS[a].level == "dialogue"]
@@ -101,7 +101,7 @@ class AspectsJudge:
         return rows
 
     async def grade(self, episode: Episode) -> Judged:
-        from agents.steps.aspect_judge import AspectInput
+        from agents.steps.judge.aspects import AspectInput
 
         judged = Judged(episode)
         whole = AspectInput(render_dialogue(episode.turns))
@@ -124,7 +124,7 @@ class PepperRubricJudge:
     turn_scores: tuple[str, ...] = ()
 
     def __init__(self, llm: Any):
-        from agents.steps.judge import CRITERIA, JudgeStep
+        from agents.steps.judge.rubric import CRITERIA, JudgeStep
 
         self.steps = {c: JudgeStep(llm, c) for c in CRITERIA}
         self.dialogue_scores = [*CRITERIA, PEPPER_MEAN]
@@ -137,7 +137,7 @@ class PepperRubricJudge:
         return rows
 
     async def grade(self, episode: Episode) -> Judged:
-        from agents.steps.judge import JudgeInput
+        from agents.steps.judge.rubric import JudgeInput
 
         inputs = JudgeInput(dialogue=render_dialogue(episode.turns), preferences="")
         judged = Judged(episode)
@@ -150,7 +150,7 @@ class PepperRubricJudge:
 
 def build_judge(kind: str, llm: Any, labels: Sequence[str] | None, data: ArenaData) -> tuple[Any, list[Comparison]]:
     """The judge and the comparisons it is scored on; `labels` narrows the human labels (None: all)."""
-    from agents.steps.aspect_judge import ASPECTS
+    from agents.steps.judge.aspects import ASPECTS
 
     dialogue_labels, turn_labels = data.human_labels()
     present = [*dialogue_labels, *turn_labels]

@@ -14,6 +14,7 @@ import numpy as np
 from environments.models import Episode
 from simulators.offline.judge.correlation import correlate, elo, kendall_tau
 from simulators.offline.judge.grading import SATISFACTION, Comparison, Judged
+from simulators.results.stats import cluster_bootstrap, percentile_interval
 
 #: Published correlations with CRSArena-Eval's dialogue-level overall label (Joko et al., 2025,
 #: "FACE: A Fine-grained Reference Free Evaluator for Conversational Recommender Systems",
@@ -144,24 +145,23 @@ def ranking(judged: Sequence[Judged], score: str | None, votes: Sequence[dict[st
         if len(valid) >= 2:
             measures[measure] = (kendall_tau(valid["judge_mean"].tolist(), valid[measure].tolist()),
                                  list(valid["crs"]))
-    boot: dict[str, list[float]] = {measure: [] for measure in measures}
-    rng = np.random.default_rng(seed)
-    for _ in range(resamples if measures else 0):  # resample conversations; Elo (from the votes) stays
-        again = _per_crs([judged[i] for i in rng.integers(0, len(judged), size=len(judged))], score)
+
+    def taus_again(index: np.ndarray) -> list[float]:
+        """Each measure's tau on resampled conversations (Elo, from the votes, stays as it is)."""
+        again = _per_crs([judged[i] for i in index], score)
+        values = []
         for measure, (_tau, crss) in measures.items():
             pairs = [(again[c]["judge_mean"], ratings[c] if measure == "elo" else again[c][measure])
                      for c in crss if c in again]
             pairs = [(a, b) for a, b in pairs if not (math.isnan(a) or math.isnan(b))]
-            if len(pairs) >= 2:
-                value = kendall_tau([a for a, _ in pairs], [b for _, b in pairs])
-                if not math.isnan(value):
-                    boot[measure].append(value)
+            values.append(kendall_tau([a for a, _ in pairs], [b for _, b in pairs]) if len(pairs) >= 2 else math.nan)
+        return values
+
     taus = {}
-    for measure, (tau, crss) in measures.items():
-        values = boot[measure]
-        ci = (float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))) if values \
-            else (math.nan, math.nan)
-        taus[measure] = (tau, ci, len(crss))
+    if measures:
+        draws = cluster_bootstrap(taus_again, len(judged), n_resamples=resamples, seed=seed).reshape(-1, len(measures))
+        taus = {measure: (tau, percentile_interval(draws[:, column]), len(crss))
+                for column, (measure, (tau, crss)) in enumerate(measures.items())}
     return Ranking(frame, taus, score)
 
 

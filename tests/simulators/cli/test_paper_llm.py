@@ -4,10 +4,9 @@ backend, one override; without it every agent stays offline and the config is un
 from __future__ import annotations
 
 import pytest
-from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from simulators.engine.hydra_setup import CONF_DIR, register_resolvers
+from simulators.engine.hydra_setup import compose_config
 
 #: experiment -> the agents its paper ran on a language model
 PAPER_AGENTS = {
@@ -20,9 +19,7 @@ PAPER_AGENTS = {
 
 
 def backends(*overrides: str) -> dict[str, dict]:
-    register_resolvers()
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        config = OmegaConf.to_container(compose("config", overrides=list(overrides)))
+    config = OmegaConf.to_container(compose_config(overrides))
     return {k: v["llm"] for k, v in config.items() if isinstance(v, dict) and isinstance(v.get("llm"), dict)}
 
 
@@ -37,9 +34,7 @@ def test_one_override_puts_the_papers_llm_agents_on_the_model(experiment):
 
 @pytest.mark.parametrize("experiment", sorted(PAPER_AGENTS))
 def test_without_it_every_agent_is_offline_and_no_key_is_added(experiment):
-    register_resolvers()
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        config = OmegaConf.to_container(compose("config", overrides=[f"experiment={experiment}"]))
+    config = OmegaConf.to_container(compose_config([f"experiment={experiment}"]))
     assert "paper_llm" not in config
     assert {llm["_target_"] for llm in backends(f"experiment={experiment}").values()} == {"agents.llm.backends.offline"}
 

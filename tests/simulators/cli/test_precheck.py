@@ -7,7 +7,7 @@ import pytest
 from crsim_testing import crsim
 from environments.errors import CrsimError
 from simulators.cli.precheck import check_overrides
-from simulators.engine.hydra_setup import CONF_DIR, register_resolvers
+from simulators.engine.hydra_setup import CONF_DIR, compose_config
 
 
 @pytest.mark.parametrize(("overrides", "expected"), [
@@ -18,14 +18,12 @@ from simulators.engine.hydra_setup import CONF_DIR, register_resolvers
     (["recommender.question_pool=[1,"], "cannot read the overrides"),
 ])
 def test_each_mistake_is_one_line_naming_it(overrides, expected):
-    register_resolvers()
     with pytest.raises(CrsimError) as caught:
         check_overrides(CONF_DIR, overrides)
     assert expected in str(caught.value) and "\n" not in str(caught.value)
 
 
 def test_good_overrides_sweeps_and_hydra_settings_pass():
-    register_resolvers()
     check_overrides(CONF_DIR, ["-m", "recommender=bm25,dense", "episodes=2", "hydra.run.dir=/tmp/x",
                                "runner.backend=processes"])
 
@@ -38,14 +36,6 @@ def test_the_cli_exits_2_with_the_line(tmp_path):
 
 
 # --- mistakes only the factories can see: wrong values, missing catalogs ----------------------
-
-def _compose(overrides):
-    from hydra import compose, initialize_config_dir
-
-    register_resolvers()
-    with initialize_config_dir(str(CONF_DIR), version_base="1.3", job_name="test"):
-        return compose("config", overrides=overrides)
-
 
 @pytest.mark.parametrize(("overrides", "expected"), [
     (["recommender.question_pool=abc"],
@@ -67,7 +57,7 @@ def _compose(overrides):
 def test_an_agent_value_its_factory_cannot_take_is_one_line_naming_key_and_factory(overrides, expected, tiny_catalog):
     from simulators.engine.build import instantiate_group
 
-    cfg = _compose(overrides)
+    cfg = compose_config(overrides)
     with pytest.raises(CrsimError) as caught:
         instantiate_group("recommender", cfg.recommender, catalog=tiny_catalog)
     assert str(caught.value).startswith(expected) and "\n" not in str(caught.value)
@@ -76,7 +66,7 @@ def test_an_agent_value_its_factory_cannot_take_is_one_line_naming_key_and_facto
 def test_an_environment_value_its_factory_rejects_names_the_key(tiny_catalog_dir):
     from simulators.engine.build import build_setup
 
-    cfg = _compose([f"environment.catalog={tiny_catalog_dir}", "environment.target_sampling=weird"])
+    cfg = compose_config([f"environment.catalog={tiny_catalog_dir}", "environment.target_sampling=weird"])
     with pytest.raises(CrsimError) as caught:
         build_setup(cfg.environment)
     assert str(caught.value) == (
@@ -88,7 +78,7 @@ def test_a_factory_bug_is_not_passed_off_as_a_config_mistake():
     from simulators.engine.build import instantiate_group
 
     with pytest.raises(ZeroDivisionError):
-        instantiate_group("recommender", _compose([]).recommender, catalog=_Exploding())
+        instantiate_group("recommender", compose_config([]).recommender, catalog=_Exploding())
 
 
 class _Exploding:

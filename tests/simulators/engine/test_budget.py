@@ -11,8 +11,8 @@ from agents.llm.backends import openai
 from agents.llm.budget import RunBudget
 from agents.recommenders.popularity import build as build_popularity
 from agents.seekers.target_biased import SeekerContext, TalkRates, build_graph
-from agents.steps.seeker_answer import SeekerAnswerStep
-from agents.steps.summarize import SummarizeReviewsStep
+from agents.steps.seeker.answer import SeekerAnswerStep
+from agents.steps.seeker.summarize import SummarizeReviewsStep
 from environments.models import Role, TerminationReason
 from environments.single_target import SingleTargetSetup
 from simulators.engine.runner import run_episodes

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from crsim_testing import HashEncoder, run_shopping_offline, small_shopping_setup
 
-from agents.steps.shopping_query import AspectValue, ShoppingQuery
+from agents.steps.tracer.query import AspectValue, ShoppingQuery
 from simulators.evaluators.shopping import ShoppingEvaluator, exact_f1, gold_query, linearise, query_items, search_turns
 
 

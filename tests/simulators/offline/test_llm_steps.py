@@ -17,7 +17,7 @@ SMALL = ["environment.world.n_items=200", "environment.world.n_users=80", "envir
 def test_capture_sees_the_inputs_of_every_run_step():
     import asyncio
 
-    from agents.steps.summarize import SummarizeInput, SummarizeReviewsStep
+    from agents.steps.seeker.summarize import SummarizeInput, SummarizeReviewsStep
 
     step = SummarizeReviewsStep(None)
     with capture_steps() as captured:
@@ -55,7 +55,7 @@ def test_the_whole_report_names_what_it_could_not_exercise(openai_stub):
 
 
 def test_the_pick_check_reads_names_as_the_curator_does():
-    from agents.steps.playlist import PickInput, Picks
+    from agents.steps.playlist.steps import PickInput, Picks
     from environments.base import ItemCard
     from simulators.offline.llm_steps import CHECKS
 
@@ -69,40 +69,40 @@ def test_the_pick_check_reads_names_as_the_curator_does():
 def test_the_judges_are_fed_from_the_run_though_no_offline_run_calls_them():
     inputs = collect_inputs(["single_target"], per_step=3, overrides=SMALL)
     assert "judge" not in inputs  # only the pepper source feeds them
-    from simulators.offline import llm_steps
+    from simulators.offline import llm_step_inputs
 
     captured: list = []
-    setup, episodes = llm_steps._run_offline(["recommender=bm25", "seeker=target_biased", *SMALL], 3, 2, 0)
-    llm_steps._judges(setup, episodes, captured)
-    names = [llm_steps.step_name(step) for step, _ in captured]
+    setup, episodes = llm_step_inputs.run_offline(["recommender=bm25", "seeker=target_biased", *SMALL], 3, 2, 0)
+    llm_step_inputs._judges(setup, episodes, captured)
+    names = [llm_step_inputs.step_name(step) for step, _ in captured]
     assert names.count("judge") == 3 and names.count("judge_relevance") == 3
-    criteria = {step.criterion for step, _ in captured if llm_steps.step_name(step) == "judge"}
+    criteria = {step.criterion for step, _ in captured if llm_step_inputs.step_name(step) == "judge"}
     assert len(criteria) == 3  # the criteria taken in turn, not one of them three times
     relevance = next(i for s, i in captured if s.name == "judge_relevance")
     assert relevance.response and not relevance.dialogue.endswith(relevance.response)
 
 
 def test_a_link_reflection_passes_only_when_it_picks_the_title_the_name_was_made_from():
-    from agents.steps.crag import LinkDecision, LinkDecisions, ReflectLinksInput
-    from agents.steps.entity_linking import LinkCandidates
+    from agents.steps.crag.entity_linking import LinkCandidates
+    from agents.steps.crag.steps import LinkDecision, LinkDecisions, ReflectLinksInput
     from environments.search.titles import TitleMatch
-    from simulators.offline import llm_steps
+    from simulators.offline import llm_step_checks, llm_step_inputs
 
     titles = ["Alien (1979)", "Aliens (1986)"]
     found = LinkCandidates("alien", fuzzy=TitleMatch(0, "alien", 90.0), bm25=TitleMatch(1, "aliens", 5.0))
     inputs = ReflectLinksInput("I loved alien.", [found], titles, "movies")
-    llm_steps._TRUE_TITLES[id(inputs)] = ["Alien (1979)"]
-    check = llm_steps.CHECKS["crag_link_reflect"]
+    llm_step_checks.TRUE_TITLES[id(inputs)] = ["Alien (1979)"]
+    check = llm_step_checks.CHECKS["crag_link_reflect"]
     assert check(None, LinkDecisions(decisions=[LinkDecision(name="alien", method="fuzzy")]), inputs) is True
     assert check(None, LinkDecisions(decisions=[LinkDecision(name="alien", method="bm25")]), inputs) is False
     assert check(None, LinkDecisions(decisions=[LinkDecision(name="alien", method="none")]), inputs) is False
-    assert llm_steps._as_people_write("The Big Sleep (1946)") == ["big sleep", "big slep"]
+    assert llm_step_inputs._as_people_write("The Big Sleep (1946)") == ["big sleep", "big slep"]
 
 
 def test_steps_an_offline_run_bypasses_are_still_captured():
     """The playlist seeker's rule-based turns and a snippet cache hit hand their inputs to the report."""
     from agents.recommenders.sniprec.units import SnippetCache
-    from agents.steps.snippets import ItemSnippetStep
+    from agents.steps.sniprec.snippets import ItemSnippetStep
     from environments.models import Review
 
     reviews = [Review(id="r1", item_id="i1", user_id="u1", rating=5, text="Great food. Quiet room.")]
@@ -115,7 +115,7 @@ def test_steps_an_offline_run_bypasses_are_still_captured():
 
 
 def test_a_clarifying_question_about_a_candidate_fails_its_check():
-    from agents.steps.clarify import ClarifyingQuestion, ClarifyInput
+    from agents.steps.recommender.clarify import ClarifyingQuestion, ClarifyInput
     from environments.models import Item
     from simulators.offline.llm_steps import CHECKS
 
@@ -129,12 +129,12 @@ def test_a_clarifying_question_about_a_candidate_fails_its_check():
 
 
 def test_generated_titles_pass_only_when_the_catalog_has_them():
-    from agents.steps.crag import RecommendInput, Titles
-    from simulators.offline import llm_steps
+    from agents.steps.crag.steps import RecommendInput, Titles
+    from simulators.offline import llm_step_checks
 
     inputs = RecommendInput((), (), "none", 2, "movies", ("Ember Falls X (2001)",))
-    llm_steps._CATALOG_TITLES[id(inputs)] = frozenset({llm_steps._bare_title("Ember Falls X (2001)")})
-    check = llm_steps.CHECKS["crag_infer"]
+    llm_step_checks.CATALOG_TITLES[id(inputs)] = frozenset({llm_step_checks.bare_title("Ember Falls X (2001)")})
+    check = llm_step_checks.CHECKS["crag_infer"]
     assert check(None, Titles(titles=["ember falls x"]), inputs) is True
     assert check(None, Titles(titles=["Ember Falls X", "The Shawshank Redemption"]), inputs) is False
     assert check(None, Titles(titles=[]), inputs) is False
@@ -143,7 +143,7 @@ def test_generated_titles_pass_only_when_the_catalog_has_them():
 def test_a_reflection_passes_when_seen_items_get_the_reaction_their_rating_says():
     from types import SimpleNamespace
 
-    from agents.steps.preferences import ItemReaction, Reflection
+    from agents.steps.pepper.reflect import ItemReaction, Reflection
     from simulators.offline.llm_steps import CHECKS
 
     inputs = SimpleNamespace(own_reviews={"m1": (5.0, "Loved it."), "m2": (1.0, "Awful."), "m3": (3.0, "Fine.")})

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.steps.snippets import SnippetOut
+from agents.steps.sniprec.snippets import SnippetOut
 from environments.worlds.cache import load_truth, load_world
 from environments.worlds.truth import ReviewTruth
 from simulators.offline.snippets import ExtractorScores, score_extractor, score_offline_extractor

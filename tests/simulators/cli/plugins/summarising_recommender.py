@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import recommender_from_function
-from agents.steps.summarize import SummarizeInput, SummarizeReviewsStep
+from agents.steps.seeker.summarize import SummarizeInput, SummarizeReviewsStep
 from environments.base import Recommendation
 
 
