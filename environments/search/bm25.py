@@ -21,6 +21,7 @@ import numpy as np
 
 from environments.search.cache import cache_dir_for, content_key, write_dir_atomic
 from environments.search.documents import lexical_document
+from environments.search.embeddings import show_bar
 
 if TYPE_CHECKING:
     from environments.catalog.store import Catalog
@@ -131,7 +132,7 @@ class BM25Index:
             reviews = catalog.reviews_by_item
             texts = [lexical_document(item, reviews.get(item.id, ())) for item in catalog.items]
         retriever = _new_bm25(**BM25_PARAMS)
-        retriever.index(tokenizer.corpus(texts), show_progress=len(texts) > 50_000)
+        retriever.index(tokenizer.corpus(texts), show_progress=show_bar(len(texts) > 50_000))
         if entry is not None:
             meta = {"fingerprint": catalog.fingerprint, "tokenizer": TOKENIZER,
                     "params": BM25_PARAMS, "num_docs": len(texts)}

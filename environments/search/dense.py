@@ -24,7 +24,7 @@ import numpy as np
 
 from environments.search.cache import cache_dir_for, content_key, write_file_atomic
 from environments.search.documents import dense_document
-from environments.search.embeddings import bulk_id, encode_bulk
+from environments.search.embeddings import bulk_id, encode_bulk, show_bar
 
 if TYPE_CHECKING:
     from environments.catalog.store import Catalog
@@ -138,7 +138,8 @@ def embed_cached(texts: list[str], encoder: Encoder, cache_dir: Path | str | Non
                  show_progress: bool = True, key: str | None = None, what: str = "texts") -> np.ndarray:
     """Normalised vectors of `texts`, from `<cache>/dense/<key>.npy` or embedded and cached
     there; the key hashes the encoder and every text unless given. `what` names the texts
-    in the progress bar."""
+    in the progress bar, drawn when `show_progress` asks and `embeddings.show_bar` agrees
+    (the run's `progress` key, stderr a terminal)."""
     path = cache_dir_for("dense", cache_dir) / f"{key or content_key(bulk_id(encoder), *texts)}.npy"
     matrix = _load_matrix(path, len(texts))
     if matrix is None:
@@ -155,7 +156,7 @@ def _embed(documents: list[str], encoder: Encoder, show_progress: bool, what: st
     # The bar counts texts: tqdm shows texts/s and the time left.
     name = str(getattr(encoder, "model_id", type(encoder).__name__)).split(":")[0]  # the id's versions make a long bar
     with tqdm(total=len(documents), desc=f"Embedding {len(documents):,} {what} ({name})", unit="text",
-              unit_scale=True, smoothing=0.1, disable=not show_progress or not documents) as bar:
+              unit_scale=True, smoothing=0.1, disable=not show_bar(show_progress and bool(documents))) as bar:
         if not documents:
             return np.zeros((0, int(getattr(encoder, "dim", 0)) or encode_bulk(encoder, ["x"]).shape[1]), np.float32)
         if _takes_progress(encoder):  # one call over the whole list: batches are bucketed by length across it

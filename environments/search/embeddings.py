@@ -58,6 +58,43 @@ def torch_threads(count: int) -> Iterator[None]:
             torch.set_num_threads(previous)
 
 
+# Build-time bars (a catalog's embeddings, a large BM25 index): a run with `progress=false`
+# switches them off for its process (`progress_bars`), and stderr that is no terminal (a
+# log file, a pipe, a Ray worker's log) never gets them: there a bar is a stream of
+# hundreds of carriage-return updates, not a bar.
+_BARS = {"on": True}
+
+
+def set_progress_bars(enabled: bool) -> bool:
+    """Switch build-time bars on or off for this process; returns the previous setting."""
+    previous, _BARS["on"] = _BARS["on"], bool(enabled)
+    return previous
+
+
+@contextmanager
+def progress_bars(enabled: bool) -> Iterator[None]:
+    """Build-time bars on or off while the block runs (`crsim run` passes its `progress` key)."""
+    previous = set_progress_bars(enabled)
+    try:
+        yield
+    finally:
+        set_progress_bars(previous)
+
+
+def show_bar(asked: bool = True) -> bool:
+    """Whether a build-time bar is drawn: asked for by its caller, not switched off for the
+    process (`set_progress_bars`), and stderr a terminal."""
+    import sys
+
+    if not (asked and _BARS["on"]):
+        return False
+    isatty = getattr(sys.stderr, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # a closed stream
+        return False
+
+
 class Encoder(Protocol):
     """What indexes need from an encoder: normalised float32 rows and a cache-key name."""
 
@@ -138,7 +175,7 @@ class TextEncoder:
         self.encoded_texts += len(texts)
         with torch_threads(BULK_THREADS if bulk else TURN_THREADS):
             vectors = model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                                   normalize_embeddings=True, show_progress_bar=show_progress)
+                                   normalize_embeddings=True, show_progress_bar=show_bar(show_progress))
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:

@@ -82,13 +82,16 @@ def run_experiment(cfg: Any) -> Any:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
+    from environments.search.embeddings import progress_bars
     from simulators.cli.commands import exit_status
+    from simulators.engine.run_keys import check_run_keys
     from simulators.engine.run_lock import run_dir_lock
 
     sweep = HydraConfig.get().mode == RunMode.MULTIRUN
     hint = "give the sweep its own hydra.sweep.dir" if sweep else "give it its own hydra.run.dir"
     try:
-        with run_dir_lock(Path(HydraConfig.get().runtime.output_dir), hint=hint):
+        with run_dir_lock(Path(HydraConfig.get().runtime.output_dir), hint=hint), \
+                progress_bars(check_run_keys(cfg).progress):  # progress=false: no catalog-embedding bar either
             return _run(cfg)
     except (Exception, KeyboardInterrupt) as exc:
         status = exit_status(exc, lambda: interrupted_summary(cfg))

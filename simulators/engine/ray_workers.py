@@ -15,7 +15,8 @@ Ray is the `cluster` extra (`pip install 'crsim[cluster]'`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from environments.errors import CrsimError
@@ -33,10 +34,12 @@ class EpisodeWorker:
         import os
 
         os.environ.update(SINGLE_THREAD)
+        from environments.search.embeddings import set_progress_bars
         from simulators.engine.build import build_agents, build_setup
         from simulators.engine.hydra_setup import register_resolvers
 
         register_resolvers()
+        set_progress_bars(config.get("progress", True) is not False)  # as the run's: progress=false, no bars
         self.setup = build_setup(config["environment"])
         self.agents = build_agents(config, self.setup)
         self.max_turns, self.seed, self.config_hash = max_turns, seed, config_hash
@@ -61,10 +64,12 @@ def run_in_ray(config: dict[str, Any], indices: Iterable[int], *, workers: int, 
         raise CrsimError("runner.backend=ray needs Ray: pip install 'crsim[cluster]'") from None
     started_here = not ray.is_initialized()
     if started_here:
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:  # a local instance: this machine's cores, nothing listening beyond loopback
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
+        with _sigterm_kept():
+            if address:
+                ray.init(address=address, log_to_driver=False)
+            else:  # a local instance: this machine's cores, nothing listening beyond loopback
+                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                         _node_ip_address="127.0.0.1")
     try:
         actor = ray.remote(num_cpus=1)(EpisodeWorker)
         pool = [actor.remote(config, max_turns, seed, config_hash) for _ in range(workers)]
@@ -91,3 +96,20 @@ def run_in_ray(config: dict[str, Any], indices: Iterable[int], *, workers: int, 
     finally:
         if started_here:
             ray.shutdown()
+
+
+@contextmanager
+def _sigterm_kept() -> Iterator[None]:
+    """This process's SIGTERM handler, put back after the block. `ray.init` installs its own,
+    which exits with status 15 and no word on what was kept; `crsim run`'s turns SIGTERM
+    into an interrupt (status 130, the finished episodes counted). Only the main thread may
+    set a handler; elsewhere nothing is changed."""
+    import signal
+    import threading
+
+    handler = signal.getsignal(signal.SIGTERM) if threading.current_thread() is threading.main_thread() else None
+    try:
+        yield
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGTERM, handler)

@@ -15,17 +15,25 @@ is refused. The parent builds the agents once before the workers start, so cold 
 (embeddings, indexes) are filled once rather than by every worker at the same moment, and
 language-model calls made while building are logged from that build; each worker repeats
 them (the backends' response cache answers them when it is on; offline agents make none).
+
+Ctrl-C reaches the whole process group, and the parent decides. A worker is started with
+SIGINT blocked (as multiprocessing starts its resource tracker), so one that arrives before
+the worker has set it to be ignored stays pending instead of breaking its imports with a
+traceback; on an interrupt the parent terminates the workers rather than waiting for them,
+since it logs nothing they finish afterwards and one still starting (a slow import, a cold
+cache) would hold the interrupt up for as long.
 """
 
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
+import contextlib
 import os
 import signal
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import TYPE_CHECKING, Any
 
 from environments.errors import CrsimError
@@ -44,13 +52,52 @@ SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_T
 _WORKER: dict[str, Any] = {}
 
 
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT blocked in this thread for the block; a process started inside inherits the mask."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+class _WorkerProcess(SpawnProcess):
+    """A spawned worker that starts with SIGINT blocked (`_start_worker` ignores it, then unblocks it)."""
+
+    def start(self) -> None:
+        with _sigint_blocked():  # a Ctrl-C meanwhile reaches this process once the block ends
+            super().start()
+
+
+class _WorkerContext(SpawnContext):
+    """The spawn context, its processes `_WorkerProcess`es, each one remembered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.processes: list[_WorkerProcess] = []
+
+    def Process(self, *args: Any, **kwargs: Any) -> _WorkerProcess:  # noqa: N802 - multiprocessing's name
+        process = _WorkerProcess(*args, **kwargs)
+        self.processes.append(process)
+        return process
+
+    def terminate(self) -> None:
+        for process in self.processes:
+            with contextlib.suppress(AttributeError, ValueError):  # not started, or closed: nothing to stop
+                process.terminate()
+
+
 def _start_worker(config: dict[str, Any], max_turns: int, seed: int, config_hash: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent decides
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked since the spawn; one pending is dropped
     os.environ.update(SINGLE_THREAD)
+    from environments.search.embeddings import set_progress_bars
     from simulators.engine.build import build_agents, build_setup
     from simulators.engine.hydra_setup import register_resolvers
 
     register_resolvers()
+    set_progress_bars(config.get("progress", True) is not False)  # as the run's: progress=false, no bars
     setup = build_setup(config["environment"])
     _WORKER.update(setup=setup, agents=build_agents(config, setup), max_turns=max_turns, seed=seed,
                    config_hash=config_hash, loop=asyncio.new_event_loop())  # one loop for the worker's life
@@ -76,7 +123,7 @@ def run_in_processes(config: dict[str, Any], indices: Iterable[int], *, workers:
     # which cleans them up and warns on stderr at exit; the run has reported the death in
     # its own line by then. The tracker inherits this environment when it starts.
     os.environ.setdefault("PYTHONWARNINGS", "ignore:resource_tracker:UserWarning")
-    context = multiprocessing.get_context("spawn")
+    context = _WorkerContext()
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
                              initargs=(config, max_turns, seed, config_hash)) as pool:
         in_flight: set[Future[OutcomeLines]] = set()
@@ -92,8 +139,9 @@ def run_in_processes(config: dict[str, Any], indices: Iterable[int], *, workers:
             raise WorkerDied("a worker process died (killed, out of memory, or crashed outside Python); every "
                              "episode finished before is logged, none twice: run the same command again to "
                              "finish the rest") from exc
-        except BaseException:
-            for future in in_flight:
-                future.cancel()
+        except BaseException:  # Ctrl-C, SIGTERM, a log that cannot be written: the run is over
+            # The pool's own thread cancels the queued futures: cancelling them here as well could
+            # race with it marking them failed once the workers are gone (InvalidStateError there).
             pool.shutdown(wait=False, cancel_futures=True)
+            context.terminate()  # what they finish now would not be logged (module docstring)
             raise
