@@ -49,6 +49,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
         # What more than one protocol uses: the catalog a config names (a directory or a
         # world), hidden-target ranking, and a target's facts (read from a world's truth).
         "loading, target_ranking, target_facts",
+        # Dialogue acts: the inventory, the labeller of corpus turns, the fitted seeker policy.
+        "acts",
         # A world is written to the search cache (`worlds/cache.py` -> `search.cache`);
         # the title index parses dataset titles (`search/titles.py` -> `datasets.normalize`);
         # every dataset adapter writes a catalog. The catalog knows none of them: it is the
