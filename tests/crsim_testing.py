@@ -242,6 +242,16 @@ def make_movie_catalog(n_users: int = 400, seed: int = 0, interactions: bool = T
     return Catalog(manifest, items, interactions=signals)
 
 
+def import_redial_fixture(tmp_path_factory: Any, n_train: int, n_test: int) -> Path:
+    """The ReDial fixture (`write_redial_fixture`) imported as a corpus: splits `train_data`, `test_data`."""
+    from environments.datasets.redial import RedialOptions, import_redial
+
+    raw = write_redial_fixture(tmp_path_factory.mktemp("raw"), n_train=n_train, n_test=n_test)
+    out = tmp_path_factory.mktemp("redial") / "corpus"
+    import_redial([raw / "train_data.jsonl", raw / "test_data.jsonl"], out, RedialOptions())
+    return out
+
+
 def write_redial_fixture(directory: Path, n_train: int = 80, n_test: int = 16, seed: int = 0,
                          test_only_title: str = "Hereditary (2018)") -> Path:
     """ReDial-format files (`train_data.jsonl`, `test_data.jsonl`, `movies_with_mentions.csv`)

@@ -18,6 +18,12 @@ names an item it liked before (its reviewer's other favourites; a grounded perso
 items). On a real catalog it first says what kind of product it wants, and everything it
 says is in words many items share (`TargetBiasedProfile.shared_words`).
 
+In grounded episodes (a real person's conversation) it decides as people did instead of by
+hand-set rates (`policy: auto`; any episode with `seeker.policy=FILE`): its next act comes
+from a policy fitted on people's training dialogues, given what the recommender just did,
+and its view of every item on screen (seen or not, liked or not; its target taken; a film
+the person named themselves liked) from what it knows (`agents.seekers.decisions`).
+
 Graph per turn: `prepare` (first turn only: summarise the reviews and turn the profile
 into facts) → `answer` (pick and phrase what to say) → END.
 """
@@ -35,6 +41,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agents.base import GraphAgent, TurnState
+from agents.seekers import decisions
 from agents.steps.recommender.clarify import OPEN_QUESTION
 from agents.steps.seeker import talk
 from agents.steps.seeker.answer import (
@@ -44,6 +51,7 @@ from agents.steps.seeker.move import MoveInput, SeekerMoveStep
 from agents.steps.seeker.review_facts import facts_from_reviews
 from agents.steps.seeker.summarize import SummarizeInput, SummarizeReviewsStep
 from agents.steps.text import fill_form, pick, split_sentences
+from environments.acts.policy import SeekerPolicy, load_policy
 from environments.base import ItemCard, SeekerObservation, SeekerReply
 from environments.models import Role, Turn
 from environments.single_target import TargetBiasedProfile
@@ -102,6 +110,8 @@ class SeekerContext:
     own_review_sentences: int
     rates: TalkRates = TalkRates()
     move: SeekerMoveStep = field(default_factory=SeekerMoveStep)
+    policy: SeekerPolicy | None = None  # fitted on people (`seeker.policy`): replaces `rates`
+    grounded_policy: SeekerPolicy | None = None  # `policy: auto`: used in grounded episodes only
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,17 +192,22 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
     open_question = bool(last.metadata.get("opening")) or last.text.strip() == OPEN_QUESTION
     stated, reacted = list(state["stated"]), list(state.get("reacted", []))
     offline = context.answer.llm is None
-    if obs.shown and not last.metadata.get("opening"):
+    policy = context.policy or (context.grounded_policy if profile.person is not None else None)
+    if policy is not None and not last.metadata.get("opening"):
+        move = policy_move(obs, state["facts"], stated, reacted, policy)
+    elif obs.shown and not last.metadata.get("opening"):
         move = talk_move(obs, state["facts"], stated, reacted, context.rates)
-        if move is not None:
-            worded = await context.move.run(MoveInput(
-                move.task, move.reply.text, obs.dialogue, obs.item_noun, profile.title,
-                [card.title for card in obs.shown], move.refs))
-            text = (talk.styled(worded.text, obs.episode_seed, len(obs.dialogue)) if context.move.llm is None
-                    else never_name(worded.text, profile.title))
-            reply = replace(move.reply, text=text)
-            return {"action": reply, "stated": stated + reply.metadata["facts"],
-                    "reacted": reacted + reply.metadata["about"]}
+    else:
+        move = None
+    if move is not None:
+        worded = await context.move.run(MoveInput(
+            move.task, move.reply.text, obs.dialogue, obs.item_noun, profile.title,
+            [card.title for card in obs.shown], move.refs))
+        text = (talk.styled(worded.text, obs.episode_seed, len(obs.dialogue)) if context.move.llm is None
+                else never_name(worded.text, profile.title))
+        reply = replace(move.reply, text=text)
+        return {"action": reply, "stated": stated + reply.metadata["facts"],
+                "reacted": reacted + reply.metadata["about"]}
     result = await context.answer.run(AnswerInput(
         question=last.text, facts=state["facts"], stated=frozenset(stated), dialogue=obs.dialogue,
         item_noun=obs.item_noun, target_title=profile.title, open_question=open_question, seed=obs.episode_seed,
@@ -210,6 +225,9 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
     reply = SeekerReply(text=text, quit=stalled,
                         metadata={"has_preference": result.has_preference, "fact": keys[0] if keys else None,
                                   "facts": keys, "claims": result.claims})
+    if policy is not None and obs.shown:
+        log_decisions(reply, decided_views(obs, [(i, c) for i, c in enumerate(obs.shown) if c.id not in reacted],
+                                           policy))
     return {"action": reply, "stated": stated + keys, "reacted": reacted}
 
 
@@ -278,6 +296,75 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
     return None
 
 
+def policy_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[str], reacted: Sequence[str],
+                policy: SeekerPolicy) -> TalkMove | None:
+    """The next move as people made it (`agents.seekers.decisions`); None: say a preference."""
+    profile: TargetBiasedProfile = obs.profile
+    rnd = random.Random(f"{obs.episode_seed}-policy-{len(obs.dialogue)}")
+    keys = (obs.episode_seed, len(obs.dialogue))
+    fresh = [(i, card) for i, card in enumerate(obs.shown) if card.id not in reacted]
+    unsaid = [f for f in facts if f.key not in stated and f.phrase]
+    liked = [t for t in profile.liked if f"liked:{t}" not in stated and talk.speakable(t)]
+    feasible = {"ask_more", "close", "chitchat", *(("react", "ask_shown") if fresh else ()),
+                *(("name_liked",) if liked else ()), *(("preference",) if unsaid else ())}
+    family = decisions.choose_family(policy, decisions.recommender_contexts(obs), decisions.seeker_turn(obs),
+                                     sorted(feasible), rnd)
+    views = decided_views(obs, fresh, policy)
+    if family == "react":  # the target first, when it is on screen
+        card = next((c for _, c in fresh if c.id == profile.target_id), fresh[0][1])
+        move = reaction_move(views[card.id], keys)
+    elif family == "ask_shown":
+        position, card = fresh[0]
+        ref = _ref(position, card, keys)
+        move = _reply(talk.ask_shown(ref, *keys), "ask", [card], task=f"ask the recommender one question about {ref}",
+                      refs=_refs(ref, card))
+    elif family == "name_liked":
+        title = talk.spoken_title(liked[0])
+        move = _reply(talk.name_liked(liked[0], *keys), "name", [], keys=[f"liked:{liked[0]}"],
+                      task=f"tell the recommender: I liked {title}", refs=(title,))
+    elif family == "preference":
+        return None
+    elif family == "close":
+        move = _reply(talk.close(*keys), "close", [], task="thank the recommender and say goodbye")
+        move = replace(move, reply=replace(move.reply, quit=True))
+    elif family == "ask_more":
+        move = _reply(talk.ask_more(*keys), "ask_more", [], task="ask the recommender for other suggestions")
+    else:
+        move = _reply(talk.acknowledge(*keys), "acknowledge", [], task="say something short and friendly")
+    log_decisions(move.reply, views)
+    return move
+
+
+def decided_views(obs: SeekerObservation, fresh: Sequence[tuple[int, ItemCard]],
+                  policy: SeekerPolicy) -> dict[str, decisions.Reaction]:
+    """Its view of every new item on screen, said or not (what a questionnaire would record)."""
+    profile: TargetBiasedProfile = obs.profile
+    known = profile.person.named if profile.person is not None else ()
+    return {card.id: decisions.decide_reaction(card, position, target_id=profile.target_id, known=known,
+                                               rates=policy.reactions, mentions=profile.popularity or {},
+                                               seed=obs.episode_seed) for position, card in fresh}
+
+
+def log_decisions(reply: SeekerReply, views: dict[str, decisions.Reaction]) -> None:
+    """Log its view of each new item on screen (private: only the evaluator reads metadata)."""
+    reply.metadata["decisions"] = {i: {"seen": v.seen, "like": v.like} for i, v in views.items()}
+
+
+def reaction_move(reaction: decisions.Reaction, keys: tuple[object, ...]) -> TalkMove:
+    """Say the reaction: the target is taken (never by name); any other: seen or not, liked or not."""
+    card = reaction.item
+    ref = (talk.refer(reaction.position, "", *keys, may_name=False) if reaction.accept
+           else _ref(reaction.position, card, keys))
+    text = talk.reaction(ref, *keys, seen=reaction.seen, like=reaction.like, accept=reaction.accept)
+    verdict = "I will take it" if reaction.accept else (
+        f"I have {'' if reaction.seen else 'not '}seen it and I {'like' if reaction.like else 'do not like'} it")
+    move = _reply(text, "accept" if reaction.accept else "react", [card], like=reaction.like,
+                  dislike=not reaction.like, task=f"tell the recommender about {ref}: {verdict}",
+                  refs=(ref,) if reaction.accept else _refs(ref, card))
+    move.reply.metadata["seen"] = {card.id: reaction.seen}
+    return replace(move, reply=replace(move.reply, accept=reaction.accept))
+
+
 def react(shown: tuple[int, ItemCard], facts: Sequence[Fact], unsaid: Sequence[Fact], profile: TargetBiasedProfile,
           rnd: random.Random, keys: tuple[object, ...]) -> TalkMove:
     """Not this one: because it contradicts a wanted value, or to say something else wanted;
@@ -318,10 +405,10 @@ def _refs(ref: str, card: ItemCard) -> tuple[str, ...]:
 
 
 def _reply(text: str, move: str, about: Sequence[ItemCard], *, task: str, refs: tuple[str, ...] = (),
-           fact: Fact | None = None, dislike: bool = False, keys: Sequence[str] = ()) -> TalkMove:
+           fact: Fact | None = None, dislike: bool = False, like: bool = False, keys: Sequence[str] = ()) -> TalkMove:
     facts = [*keys, *([fact.key] if fact else [])]
     claims = [list(fact.claim)] if fact is not None and fact.claim is not None else []
-    feedback = {card.id: "dislike" for card in about} if dislike else {}
+    feedback = {card.id: "dislike" if dislike else "like" for card in about} if dislike or like else {}
     return TalkMove(SeekerReply(text=text, feedback=feedback, metadata={
         "has_preference": fact is not None, "fact": facts[0] if facts else None, "facts": facts, "claims": claims,
         "move": move, "about": [card.id for card in about]}), task, refs)
@@ -344,8 +431,10 @@ def build_graph() -> Any:
 def build(llm: Any | None = None, embedding_model: str | None = None, no_preference_threshold: float = 0.35,
           own_review_sentences: int = 3, dont_know_rate: float = 0.1, negative_share: float = 0.2,
           vague_share: float = 0.2, react_rate: float = 0.25, ask_rate: float = 0.15,
-          name_rate: float = 0.05) -> GraphAgent[SeekerContext]:
-    """Hydra factory for `seeker=target_biased`; the `*_rate`s are `TalkRates`."""
+          name_rate: float = 0.05, policy: str | None = "auto") -> GraphAgent[SeekerContext]:
+    """Hydra factory for `seeker=target_biased`; the `*_rate`s are `TalkRates`, unused when a
+    fitted `policy` (a file, or the name of one shipped in agents/policies/) is given; `auto`:
+    the shipped ReDial policy in grounded episodes (a real person's), the rates elsewhere."""
     from environments.search.encoders import get_encoder
 
     encoder = get_encoder(embedding_model)
@@ -356,6 +445,8 @@ def build(llm: Any | None = None, embedding_model: str | None = None, no_prefere
         own_review_sentences=own_review_sentences,
         rates=TalkRates(react_rate, ask_rate, name_rate),
         move=SeekerMoveStep(llm, "seeker"),
+        policy=load_policy(decisions.policy_path(policy)) if policy and policy != "auto" else None,
+        grounded_policy=load_policy(decisions.policy_path(decisions.GROUNDED_POLICY)) if policy == "auto" else None,
     )
     return GraphAgent(Role.seeker, build_graph(), context, memory_keys=("facts", "stated", "reacted"),
                       resume=stated_in)

@@ -13,31 +13,42 @@ the *selected* half of its targets (no titles) by the environment
 (`disclose_targets: selected`); its preferences are those values, most common first, and
 it does not react to what is shown. Both are scored on the same selected/residual halves.
 
+In grounded episodes (a real person's history, `environment.seeker_knows=history`) it
+judges the items it has not seen as people judged what they were suggested (`policy:
+auto`, `people_reactions`: seen as often as an item that popular was, liked at people's
+rate) instead of by its general preferences, which turned down film after film on ReDial,
+and gives feedback only on the item it talks about.
+
 Graph per turn: `prepare` (first turn only) → `reply` → END.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
 from agents.base import GraphAgent, TurnState
+from agents.seekers import decisions
 from agents.seekers.target_biased import AVOID_FORMS, SIGNATURE_FORMS, frame, stated_in, value_fact
 from agents.steps.pepper.preferences import (
     ExtractPreferencesStep, GeneralInput, GeneralPreferences, GeneralPreferencesStep, ReviewInput,
     SeenEvidence, parse_features, reaction_bars, weights_of,
 )
-from agents.steps.pepper.reflect import PepperReplyStep, ReflectInput, Reflection, ReflectStep, ReplyInput
+from agents.steps.pepper.reflect import (
+    ItemReaction, PepperReplyStep, ReflectInput, Reflection, ReflectStep, ReplyInput,
+)
 from agents.steps.recommender.clarify import OPEN_QUESTION
 from agents.steps.seeker.answer import AnswerInput, Fact, SeekerAnswer, SeekerAnswerStep
+from agents.steps.seeker import talk
 from agents.steps.seeker.talk import spoken_title
 from agents.steps.seeker.value_lexicon import Feature, ValueLexicon
 from agents.steps.text import pick
+from environments.acts.policy import SeekerPolicy, load_policy
 from environments.base import ItemCard, SeekerObservation, SeekerReply
 from environments.catalog import Catalog
 from environments.errors import CrsimError
@@ -65,6 +76,9 @@ class PepperContext:
     reflect: ReflectStep | None = None     # None: the target-biased variant does not react
     react_share: float = 0.25              # liked: as good as its best quarter of seen items; disliked: worst
     mention_liked: int = 0                 # name this many of its best-rated seen titles, one a turn (CRAG)
+    policy: SeekerPolicy | None = None     # people's reaction rates for items it has not seen (`seeker.policy`)
+    grounded_only: bool = True             # `policy: auto`: only in grounded episodes (a real person's history)
+    popularity: Mapping[str, float] = field(default_factory=dict)  # mentions per item: how likely it was seen
 
 
 async def general_preferences(profile: PepperProfile, context: PepperContext, item_noun: str) -> GeneralPreferences:
@@ -183,6 +197,8 @@ async def reply(state: PepperState, runtime: Runtime[PepperContext]) -> dict[str
                              context.react_share)
         reflection = await context.reflect.run(ReflectInput(obs.shown, own, preferences, obs.item_noun, bars,
                                                            (obs.episode_seed, obs.turn)))
+        if people_mode(context, profile):
+            reflection = people_reactions(reflection, obs, context.policy, context.popularity)  # type: ignore[arg-type]
     reacted = list(state.get("reacted", []))
     fresh = Reflection(reactions=[r for r in reflection.reactions if r.item_id not in reacted])
     named = liked_titles(profile, context.mention_liked)
@@ -191,6 +207,8 @@ async def reply(state: PepperState, runtime: Runtime[PepperContext]) -> dict[str
                                                obs.episode_seed, mention.title if mention else ""))).reply
     keys = answer.fact_keys or ([answer.fact_key] if answer.fact_key else [])
     feedback = {r.item_id: r.reaction for r in reflection.reactions if r.reaction != "unsure"}
+    if people_mode(context, profile):  # a person gives feedback on what they talk about, not on the whole screen
+        feedback = {i: k for i, k in feedback.items() if said_about(i, reflection, text)}
     named = mention is not None and spoken_title(mention.title) in text
     action = SeekerReply(text=text, feedback=feedback, mentions=[mention.id] if named else [], metadata={
         "has_preference": answer.has_preference, "fact": keys[0] if keys else None, "facts": keys,
@@ -199,6 +217,39 @@ async def reply(state: PepperState, runtime: Runtime[PepperContext]) -> dict[str
         action.metadata["preferences"] = preferences.narrative
     return {"action": action, "stated": state["stated"] + keys,
             "reacted": reacted + [r.item_id for r in fresh.reactions]}
+
+
+def people_mode(context: PepperContext, profile: PepperProfile) -> bool:
+    """Whether its reactions come from people's rates (`policy`; with `auto`, in grounded episodes)."""
+    return context.policy is not None and (profile.conversation_id is not None or not context.grounded_only)
+
+
+def said_about(item_id: str, reflection: Reflection, text: str) -> bool:
+    """Whether the reply says its reaction to this item (its reason's words are in the text)."""
+    reason = next((r.reason for r in reflection.reactions if r.item_id == item_id), "")
+    return bool(reason) and reason.rstrip(".!").lower() in text.lower()
+
+
+def people_reactions(reflection: Reflection, obs: SeekerObservation, policy: SeekerPolicy,
+                     popularity: Mapping[str, float]) -> Reflection:
+    """Items it has not seen, judged as people judged what they were suggested (seen as often
+    as an item that popular was, liked at people's rate) rather than by its general
+    preferences, which turned down film after film on grounded ReDial; its own items keep its
+    rating of them."""
+    cards = {card.id: (n, card) for n, card in enumerate(obs.shown)}
+    out = []
+    for reaction in reflection.reactions:
+        if reaction.seen or reaction.item_id not in cards:
+            out.append(reaction)
+            continue
+        position, card = cards[reaction.item_id]
+        view = decisions.decide_reaction(card, position, target_id="", known=(), rates=policy.reactions,
+                                         mentions=popularity, seed=obs.episode_seed)
+        keys = (obs.episode_seed, obs.turn, card.id)
+        ref = talk.refer(position, card.title, *keys, may_name=len(card.title.split()) <= 5)
+        out.append(ItemReaction(item_id=card.id, seen=view.seen, reaction="like" if view.like else "dislike",
+                                reason=talk.reaction(ref, *keys, seen=view.seen, like=view.like)))
+    return Reflection(reactions=out)
 
 
 def pepper_memory(observation: Any, moves: Sequence[Turn]) -> dict[str, Any]:
@@ -224,16 +275,22 @@ def build_graph() -> Any:
 def build(catalog: Catalog, llm: Any | None = None, *, embedding_model: str | None = None,
           no_preference_threshold: float = 0.35, dont_know_rate: float = 0.1, min_support: int = 2,
           card_weight: float = 0.5, react_share: float = 0.25, mention_liked: int = 0,
-          encoder: Any | None = None) -> GraphAgent[PepperContext]:
-    """Hydra factory for `seeker=target_free` (`encoder`: a ready sentence encoder, for tests)."""
+          encoder: Any | None = None, policy: str | None = "auto") -> GraphAgent[PepperContext]:
+    """Hydra factory for `seeker=target_free` (`encoder`: a ready sentence encoder, for tests).
+    `policy`: people's reaction rates for the items it has not seen (a fitted policy file or a
+    shipped name; `auto`: agents/policies/redial.json in grounded episodes only; null: never)."""
     lexicon = ValueLexicon.for_catalog(catalog)
+    people = {} if not policy else {
+        "policy": load_policy(decisions.policy_path(decisions.GROUNDED_POLICY if policy == "auto" else policy)),
+        "grounded_only": policy == "auto",
+        "popularity": {item.id: float(item.extra.get("mentions", 0) or 0) for item in catalog.items}}
     return _agent(catalog, llm, lexicon, encoder or get_encoder(embedding_model), no_preference_threshold,
     dont_know_rate,
                   extract=ExtractPreferencesStep(llm, "seeker", lexicon=lexicon),
                   general=GeneralPreferencesStep(llm, "seeker", lexicon=lexicon, min_support=min_support,
                                                  card_weight=card_weight),
                   reflect=ReflectStep(llm, "seeker", lexicon=lexicon), react_share=react_share,
-                  mention_liked=mention_liked)
+                  mention_liked=mention_liked, **people)
 
 
 def build_target_biased(catalog: Catalog, llm: Any | None = None, *, embedding_model: str | None = None,

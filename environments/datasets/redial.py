@@ -187,6 +187,7 @@ def conversation_episode(row: dict[str, Any], index: int, movies: dict[str, tupl
         "liked": [m for m, a in answers.items() if a.get("liked") == 1],
         "disliked": [m for m, a in answers.items() if a.get("liked") == 0],
         "seen": [m for m, a in answers.items() if a.get("seen") == 1],
+        "unseen": [m for m, a in answers.items() if a.get("seen") == 0],
         "split": split,
     }
     episode = Episode(id=f"redial-{conversation_id}", index=index, config_hash="import:redial", seed=0,

@@ -6,11 +6,16 @@ directory) runs the single-target protocol once per conversation of `dialogues.j
 accepted or liked (the importer's `Episode.targets`). The episode opens with the person's
 first utterance, after whatever the real recommender said before it that names no item
 (a greeting, "what do you like?"); the recommender moves first after it (roles recommender, seeker), so the
-ranks of turn 1 are those after the person's own opening. The seeker is given what the
-protocol gives a target-biased seeker on an imported catalog — the target's shown
-attributes, never its title — plus what that person said before the first recommendation
-(`PersonContext`: their utterances and the items they named), and nothing of the rest of
-the real conversation. With `seeker_knows: history` the seeker is given that person's
+ranks of turn 1 are those after the person's own opening. By default (`seeker_knows:
+person`) the seeker is given what that person knew when the conversation started
+(`person_profile`): their opening, the items they named before the recommender did, and
+their own taste words ("scary", "comedies"), plus which item is the target (to like it
+when shown) but none of its attributes: people in ReDial did not know the writer or the
+stars of a film they had not heard of yet. `seeker_knows: target` is 0.2.7's seeker, which
+was also told the target's shown attributes (kept to compare), and nothing of the rest of
+the real conversation. With `seeker_knows: transcript` the seeker is given the person's own
+later turns (`PersonTranscript`), which `seeker=people` says again one by one: the people's
+column of `crsim validate ranking`. With `seeker_knows: history` the seeker is given that person's
 history instead, as a PEPPER seeker is (`PepperProfile`: the items they named before the
 first recommendation, rated as their questionnaire rated them, their own words as the
 review), which is what `seeker=target_free` needs. The recommender's view withholds each
@@ -36,13 +41,13 @@ from environments.multi_target.profile import PepperProfile, SeenReview
 from environments.search.aspect_text import is_content, tokens
 from environments.search.titles import spoken_title
 from environments.single_target.profile import PersonContext, TargetBiasedProfile
-from environments.target_facts import target_knowledge
+from environments.target_facts import TargetKnowledge, target_knowledge
 from environments.target_ranking import TargetRankingEnvironment, TargetRankingSetup
 
 USER_KEYS = ("seeker_worker_id", "user_id", "seeker_id")  # where importers keep the real seeker's id
 
 
-SEEKER_KNOWS = ("target", "history")
+SEEKER_KNOWS = ("person", "target", "history", "transcript")
 # What a person said they like, in words many of the corpus's people use before any
 # recommendation ("comedies", "scary", "marvel"): between these shares of conversations.
 # Rarer words are that person's own; more common ones are chat ("movie", "watch", "hi").
@@ -54,6 +59,7 @@ CHAT_WORDS = frozenset("""
     seen saw fine yes yeah option options hey lot lots types click
 """.split())
 LIKED, DISLIKED = 5.0, 1.0  # a questionnaire's liked / disliked as a rating
+KIND_ASPECT, MAX_KINDS_LIKED = "genre", 2  # the aspect naming what kind of item it is (movie metadata's genre)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +70,8 @@ class GroundedConversation:
     person: PersonContext
     user_id: str | None
     ratings: dict[str, float]  # the person's own like (5) / dislike (1) of items, where the corpus says
+    later: tuple[str, ...] = ()  # the person's own turns after the opening, in order (`seeker_knows: transcript`)
+    known: tuple[str, ...] = ()  # items the person named before the recommender did (they knew them already)
 
 
 def grounded_conversation(episode: Episode, items: set[str]) -> GroundedConversation | None:
@@ -86,7 +94,22 @@ def grounded_conversation(episode: Episode, items: set[str]) -> GroundedConversa
     person = PersonContext(episode.id, tuple(before), tuple(named))
     ratings = {**{i: DISLIKED for i in episode.profile.get("disliked", [])},
                **{i: LIKED for i in episode.profile.get("liked", [])}}
-    return GroundedConversation(episode.id, target, opening, person, user, ratings)
+    later = tuple(t.text for t in episode.turns[first + 1:] if t.role == Role.seeker and t.text.strip())
+    return GroundedConversation(episode.id, target, opening, person, user, ratings, later,
+                                known_before_shown(episode, items))
+
+
+def known_before_shown(episode: Episode, items: set[str]) -> tuple[str, ...]:
+    """Items the person named themselves before the recommender named them: what they knew
+    when the conversation started (a film first heard of from the recommender is not)."""
+    shown: set[str] = set()
+    known: list[str] = []
+    for turn in episode.turns:
+        if turn.role == Role.seeker:
+            known += [m for m in turn.metadata.get("mentioned", []) if m in items and m not in shown and m not in known]
+        else:
+            shown.update(turn.items_shown)
+    return tuple(known)
 
 
 def load_conversations(catalog: Catalog, split: str | None, limit: int | None) -> list[GroundedConversation]:
@@ -116,7 +139,7 @@ class GroundedSetup(TargetRankingSetup):
     name = "grounded"
 
     def __init__(self, catalog: Catalog, *, split: str | None = None, limit: int | None = None, top_k: int = 4,
-                 seeker_knows: str = "target"):
+                 seeker_knows: str = "person"):
         if seeker_knows not in SEEKER_KNOWS:
             raise CrsimError(f"environment.seeker_knows={seeker_knows!r}; expected one of {', '.join(SEEKER_KNOWS)}")
         self.catalog = catalog
@@ -129,6 +152,8 @@ class GroundedSetup(TargetRankingSetup):
         self.opening_question = ""  # the person's own first utterance opens each episode
         self.items_by_id = {item.id: item for item in catalog.items}
         self.taste_words = shared_taste_words(self.conversations)
+        self.popularity = {item.id: float(item.extra.get("mentions", 0) or 0) for item in catalog.items}
+        self.kinds = frozenset(k.lower() for item in catalog.items for k in attribute_list(item.attributes.get(KIND_ASPECT)))
 
     def new_episode(self) -> GroundedEnvironment:
         return GroundedEnvironment(self)
@@ -140,20 +165,82 @@ class GroundedSetup(TargetRankingSetup):
             return self.recommender_catalog
         return None
 
-    def profile_for(self, conversation: GroundedConversation) -> TargetBiasedProfile | PepperProfile:
+    def profile_for(self, conversation: GroundedConversation) -> TargetBiasedProfile | PepperProfile | PersonTranscript:
         if self.seeker_knows == "history":
             return history_profile(conversation, self.items_by_id)
+        if self.seeker_knows == "transcript":
+            return PersonTranscript(conversation.conversation_id, conversation.later)
         item = self.catalog.item(conversation.target)
+        if self.seeker_knows == "target":
+            return self.target_profile(conversation, item)
+        return self.person_profile(conversation, item)
+
+    def target_profile(self, conversation: GroundedConversation, item: Any) -> TargetBiasedProfile:
+        """`seeker_knows: target` (crsim 0.2.7's grounded seeker): the target's shown attributes
+        and what the person said before the first recommendation. People did not know their
+        target's writer or stars; a seeker that says them inverts the ranking of text
+        recommenders (`crsim validate ranking`), so this is kept for comparison only."""
         target_title = spoken_title(item.title).lower()
         liked = tuple(self.items_by_id[i].title for i in conversation.person.named
                       if i != conversation.target and spoken_title(self.items_by_id[i].title).lower() != target_title)
-        titled = {w for i in (*conversation.person.named, conversation.target)
-                  for w in tokens(self.items_by_id[i].title)}
-        tastes = tuple(dict.fromkeys(w for w in person_words(conversation.person.utterances)
-                                     if w in self.taste_words and w not in titled))
+        tastes = self.tastes_of(conversation.person.utterances, (*conversation.person.named, conversation.target))
         return TargetBiasedProfile(item.id, item.title, dict(item.attributes), item.description, (), "",
                                    target_knowledge(self.catalog, item), person=conversation.person, liked=liked,
-                                   tastes=tastes[:MAX_TASTES])
+                                   tastes=tastes)
+
+    def person_profile(self, conversation: GroundedConversation, item: Any) -> TargetBiasedProfile:
+        """`seeker_knows: person` (the default): what the person knew when the conversation
+        started — their opening, the items they named before the recommender did (minus any
+        their questionnaire says they disliked), their own taste words anywhere in the
+        conversation — and nothing of the target but which it is (to like it when shown)."""
+        target_title = spoken_title(item.title).lower()
+        liked_ids = tuple(i for i in conversation.known if i != conversation.target
+                          and conversation.ratings.get(i) != DISLIKED
+                          and spoken_title(self.items_by_id[i].title).lower() != target_title)
+        words = (*conversation.person.utterances, *conversation.later)
+        tastes = self.tastes_of(words, (*conversation.known, conversation.target))
+        tastes = tuple(dict.fromkeys((*tastes, *self.kinds_liked(liked_ids))))[:MAX_TASTES]
+        person = PersonContext(conversation.conversation_id, conversation.person.utterances, liked_ids)
+        return TargetBiasedProfile(item.id, item.title, {}, "", (), "", TargetKnowledge(()), person=person,
+                                   liked=tuple(self.items_by_id[i].title for i in liked_ids), tastes=tastes,
+                                   popularity=self.popularity)
+
+    def tastes_of(self, utterances: tuple[str, ...], named: tuple[str, ...]) -> tuple[str, ...]:
+        """The person's taste words (words many people use for what they like, or a kind the
+        catalog lists: "comedies", "horror"), minus words of the titles they or the target carry."""
+        titled = {w for i in named for w in tokens(self.items_by_id[i].title)}
+        found = dict.fromkeys(w for w in person_words(utterances)
+                              if (w in self.taste_words or plain_singular(w) in self.kinds) and w not in titled)
+        return tuple(found)[:MAX_TASTES]
+
+    def kinds_liked(self, liked: tuple[str, ...]) -> tuple[str, ...]:
+        """The kinds ("comedy") that at least half the items a person named share: they know
+        what their favourites are, and say so ("I like comedies like Super Troopers")."""
+        counts = Counter(k for i in liked for k in attribute_list(self.items_by_id[i].attributes.get(KIND_ASPECT)))
+        return tuple(k for k, n in counts.most_common(MAX_KINDS_LIKED) if liked and n >= max(1, len(liked) / 2))
+
+
+@dataclass(frozen=True, slots=True)
+class PersonTranscript:
+    """What `seeker=people` is given: the real person's own later turns, to say them again in
+    order, so a recommender can be scored on the people's words (`crsim validate ranking`)."""
+
+    conversation_id: str
+    turns: tuple[str, ...]
+
+    def log_view(self) -> dict[str, Any]:
+        return {"conversation_id": self.conversation_id, "turns": len(self.turns)}
+
+
+def attribute_list(value: Any) -> list[str]:
+    return [value] if isinstance(value, str) else list(value or [])
+
+
+def plain_singular(word: str) -> str:
+    """"comedies" -> "comedy", "thrillers" -> "thriller" (enough to match a kind's name)."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
 def person_words(utterances: tuple[str, ...]) -> list[str]:

@@ -1,4 +1,5 @@
-"""`crsim data import FORMAT PATHS... --out DIR` and `crsim data info DIR`.
+"""`crsim data import FORMAT PATHS... --out DIR`, `crsim data info DIR` (and `crsim data policy`,
+in `data_policy.py`).
 
 Each format's options come from its pydantic options model (one `--flag` per field,
 typed, with the field's description as help), so adding an option to an adapter adds
@@ -23,7 +24,8 @@ FILES = ("items.jsonl", "reviews.jsonl", "users.jsonl", "dialogues.jsonl", "inte
 
 
 #: subcommand -> the function (`module:function`) that parses its arguments and runs it
-SUBCOMMANDS = {"import": "simulators.cli.data:import_dataset", "info": "simulators.cli.data:info"}
+SUBCOMMANDS = {"import": "simulators.cli.data:import_dataset", "info": "simulators.cli.data:info",
+               "policy": "simulators.cli.data_policy"}
 
 
 @command(interrupted="nothing was written")
@@ -47,9 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="crsim data", description=(
         "Convert public datasets into crsim catalog directories, and summarise catalogs. "
         "See docs/datasets.md for each format and where to obtain it."))
-    commands = parser.add_subparsers(title="commands", metavar="{import,info}")
+    commands = parser.add_subparsers(title="commands", metavar="{import,info,policy}")
     commands.add_parser("import", help="convert a dataset into a catalog directory", add_help=False)
     commands.add_parser("info", help="summarise a catalog directory", add_help=False)
+    commands.add_parser("policy", help="fit a seeker policy on a corpus's training dialogues", add_help=False)
     return parser
 
 

@@ -79,6 +79,30 @@ ACKNOWLEDGE = (
     "Oh, sounds interesting.", "Ok cool.", "Hm, good to know.", "Nice!", "Ah ok.", "Interesting.", "Cool, thanks.",
     "Okay, makes sense.", "Got it.", "Oh nice, thanks.", "Fair enough.", "Huh, ok.",
 )
+# A shown item the seeker has seen and liked / has seen and did not like.
+SEEN_LIKED = (
+    "I've seen {ref}, loved it.", "Oh I saw {ref}, it was great.", "{Ref}? Seen it, really good.",
+    "Yes, seen {ref}! Great one.", "I already watched {ref}, I liked it a lot.", "Loved {ref} when I saw it.",
+)
+SEEN_DISLIKED = (
+    "I've seen {ref}, didn't love it.", "Saw {ref}, wasn't for me.", "{Ref}, seen it, not a fan.",
+    "I watched {ref} and didn't like it much.",
+)
+# A shown item the seeker has not seen but would try / takes (its target, never named).
+UNSEEN_LIKED = (
+    "Haven't seen {ref}, sounds good though.", "{Ref} is new to me, I'll check it out.",
+    "Never seen {ref}, might give it a try.", "I haven't seen {ref} yet, sounds interesting.",
+    "Oh, not seen {ref}. I'll add it to my list.",
+)
+ACCEPT_SHOWN = (
+    "{Ref} sounds perfect, I'll watch that.", "Oh {ref} looks great, I'll go with it.",
+    "I think {ref} is the one, thanks!", "Yes! {Ref} sounds like what I want.", "{Ref} it is, I'll check it out.",
+)
+# Saying goodbye.
+CLOSE = (
+    "Thanks, I'll check those out!", "Great, thank you so much!", "Thanks for the help, bye!",
+    "Awesome, thanks for the suggestions.", "Ok thanks, have a good night!", "Thank you, that helps a lot.",
+)
 # Asking for more, now and then, after a reaction.
 ASK_MORE = (
     "Got anything else like that?", "What else would you suggest?", "Can you show me a few more?",
@@ -151,6 +175,21 @@ def ask_shown(ref: str, *keys: object, want: str = "") -> str:
 
 def name_liked(title: str, *keys: object) -> str:
     return fill_form(pick(NAME_LIKED, "name", *keys), title=spoken_title(title))
+
+
+def reaction(ref: str, *keys: object, seen: bool, like: bool, accept: bool = False) -> str:
+    """A reaction to a shown item: taken, or seen / not seen and liked / not."""
+    if accept:
+        bank = ACCEPT_SHOWN
+    elif seen:
+        bank = SEEN_LIKED if like else SEEN_DISLIKED
+    else:
+        bank = UNSEEN_LIKED if like else PASS_SHOWN
+    return fill_form(pick(bank, "react", *keys), ref=ref)
+
+
+def close(*keys: object) -> str:
+    return pick(CLOSE, "close", *keys)
 
 
 def acknowledge(*keys: object) -> str:

@@ -95,3 +95,25 @@ async def test_a_seeker_can_name_its_best_rated_seen_titles_one_a_turn(world, ha
     assert [list(r.mentions) for r in replies] == [[best[0].item.id], [best[1].item.id], []]
     assert best[0].item.title in replies[0].text and best[1].item.title in replies[1].text
     assert {b.item.id for b in best}.isdisjoint(setup.pool[3].target_ids)  # seen items, never targets
+
+
+async def test_with_a_policy_everywhere_unseen_items_are_judged_as_people_judged_suggestions(world, hash_encoder,
+                                                                                             tmp_path):
+    from environments.acts.policy import PolicySource, ReactionRates, SeekerPolicy, save_policy
+
+    rates = ReactionRates(items=10, seen_share=0.0, like_share=1.0, seen_intercept=-9.0, seen_slope=0.0)
+    save_policy(SeekerPolicy(source=PolicySource(corpus="toy", splits=["train"], conversations=1, seeker_turns=1),
+                             counts={}, reactions=rates), tmp_path / "people.json")
+    setup = MultiTargetSetup(world, user_pool_size=10, top_k=4)
+    own = build(setup.agent_catalog(SEEKER), encoder=hash_encoder, dont_know_rate=0.0, policy=None)
+    people = build(setup.agent_catalog(SEEKER), encoder=hash_encoder, dont_know_rate=0.0,
+                   policy=str(tmp_path / "people.json"))
+    auto = build(setup.agent_catalog(SEEKER), encoder=hash_encoder, dont_know_rate=0.0)  # grounded episodes only
+    mine = [r for reply in await play(setup, own, 0) for r in reply.metadata.get("reactions") or []]
+    liked = [r for reply in await play(setup, people, 0) for r in reply.metadata.get("reactions") or []]
+    assert [r for reply in await play(setup, auto, 0) for r in reply.metadata.get("reactions") or []] == mine
+    assert any(r["reaction"] == "dislike" and not r["seen"] for r in mine)  # its preferences turn films down
+    assert all(r["reaction"] == "like" for r in liked if not r["seen"])  # people liked what they were suggested
+    for reply in await play(setup, people, 0):
+        said = [r["item_id"] for r in reply.metadata.get("reactions") or []]
+        assert len(reply.feedback) <= 1 and set(reply.feedback) <= set(said)  # feedback on what it talks about

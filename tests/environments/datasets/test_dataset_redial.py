@@ -87,7 +87,7 @@ def test_dialogues_become_replayable_episodes(redial_dir, tmp_path):
     assert first.target_item == "151656" and first.termination.value == "accepted" and first.evaluations == []
     assert first.profile == {"conversation_id": "391", "seeker_worker_id": "956", "recommender_worker_id": "957",
                              "liked": ["111776", "151656"], "disliked": ["91481"], "seen": ["111776"],
-                             "split": "train_data"}
+                             "unseen": ["151656"], "split": "train_data"}
     second = run.episodes[1]
     assert second.id == "redial-392" and second.target_item is None and second.termination.value == "max_turns"
     closing = second.turns[-1]  # the dialogue ended on the mention: a feedback-only seeker turn closes it

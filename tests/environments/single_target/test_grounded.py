@@ -5,10 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from crsim_testing import write_redial_fixture
+from crsim_testing import import_redial_fixture
 from environments.base import Recommendation, SeekerReply
 from environments.check import check_environment
-from environments.datasets.redial import RedialOptions, import_redial
 from environments.errors import CrsimError
 from environments.models import Episode
 from environments.multi_target import PepperProfile
@@ -17,10 +16,7 @@ from environments.single_target import GroundedSetup, TargetBiasedProfile, build
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    raw = write_redial_fixture(tmp_path_factory.mktemp("raw"), n_train=12, n_test=6)
-    out = tmp_path_factory.mktemp("redial") / "catalog"
-    import_redial([raw / "train_data.jsonl", raw / "test_data.jsonl"], out, RedialOptions())
-    return out
+    return import_redial_fixture(tmp_path_factory, n_train=12, n_test=6)
 
 
 def _conversations(corpus: Path, split: str) -> list[Episode]:
@@ -84,3 +80,27 @@ def test_bad_settings_are_one_line(corpus, tiny_catalog_dir):
         build_grounded(str(tiny_catalog_dir))
     with pytest.raises(CrsimError, match="seeker_knows"):
         build_grounded(str(corpus), seeker_knows="everything")
+
+
+def test_a_person_knows_what_they_named_not_their_targets_attributes(corpus):
+    setup = build_grounded(str(corpus), split="test_data")
+    assert setup.seeker_knows == "person"
+    for conversation in setup.conversations:
+        profile = setup.profile_for(conversation)
+        assert profile.attributes == {} and profile.knowledge.facts == () and profile.description == ""
+        assert profile.target_id == conversation.target
+        shown_first = {i for e in _conversations(corpus, "test_data") if e.id == conversation.conversation_id
+                       for t in e.turns if t.role == "recommender" for i in t.items_shown}
+        assert set(conversation.known) - shown_first == set(conversation.known)  # none heard of from the recommender
+        hated = [i for i in conversation.known if conversation.ratings.get(i) == 1.0]
+        assert hated  # the fixture's person names a film they hated after the first suggestion
+        assert set(profile.person.named) == set(conversation.known) - set(hated) - {conversation.target}
+
+
+def test_transcript_gives_the_persons_later_turns_in_order(corpus):
+    setup = GroundedSetup(build_grounded(str(corpus)).catalog, split="test_data", seeker_knows="transcript")
+    real = {e.id: e for e in _conversations(corpus, "test_data")}
+    for conversation in setup.conversations:
+        profile = setup.profile_for(conversation)
+        seeker_turns = [t.text for t in real[conversation.conversation_id].turns if t.role == "seeker" and t.text]
+        assert profile.turns == tuple(seeker_turns[1:])

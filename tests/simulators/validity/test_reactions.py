@@ -5,9 +5,8 @@ from pathlib import Path
 import pytest
 
 from agents.base import seeker_from_function
-from crsim_testing import write_redial_fixture
+from crsim_testing import import_redial_fixture
 from environments.base import SeekerReply
-from environments.datasets.redial import RedialOptions, import_redial
 from environments.models import Episode
 from environments.single_target import build_grounded
 from simulators.validity.reactions import Reaction, compare_reactions, reaction_figures, real_reactions
@@ -15,10 +14,7 @@ from simulators.validity.reactions import Reaction, compare_reactions, reaction_
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    raw = write_redial_fixture(tmp_path_factory.mktemp("raw"), n_train=10, n_test=6)
-    out = tmp_path_factory.mktemp("redial") / "catalog"
-    import_redial([raw / "train_data.jsonl", raw / "test_data.jsonl"], out, RedialOptions())
-    return out
+    return import_redial_fixture(tmp_path_factory, n_train=10, n_test=6)
 
 
 def _episodes(corpus: Path) -> list[Episode]:
@@ -53,3 +49,33 @@ def test_a_seeker_that_likes_everything_on_screen_matches_every_real_like(corpus
     assert all(set(shown) <= recommended for shown in shown_to_it)  # only the real recommender's items
     assert all(pair.simulated == "like" for pair in pairs)  # every item the person reacted to was shown to it
     assert reaction_figures(pairs).accuracy[0] == sum(p.real == "like" for p in pairs) / len(pairs)
+
+
+def test_seen_and_without_target_kappas_by_hand():
+    pairs = [Reaction("c1", "a", "like", "like", True, "unseen", "unseen"),
+             Reaction("c1", "b", "dislike", "dislike", False, "seen", "seen"),
+             Reaction("c2", "c", "like", "dislike", False, "seen", "unseen"),
+             Reaction("c2", "d", "like", "like", False, "none", "seen")]
+    figures = reaction_figures(pairs, n_resamples=50)
+    assert figures.seen_pairs == 3  # d: the person recorded nothing
+    # seen: real (unseen, seen, seen) vs simulated (unseen, seen, unseen): p_o 2/3, p_e 1/3*2/3 + 2/3*1/3 = 4/9
+    assert abs(figures.seen_kappa[0] - (2 / 3 - 4 / 9) / (1 - 4 / 9)) < 1e-12
+    # without the target: (dislike, like, like) vs (dislike, dislike, like): p_o 2/3, p_e 1/3*2/3 + 2/3*1/3
+    assert abs(figures.kappa_without_targets[0] - (2 / 3 - 4 / 9) / (1 - 4 / 9)) < 1e-12
+
+
+def test_decisions_count_for_every_item_shown_and_the_replay_goes_on_after_an_accept(corpus):
+    setup = build_grounded(str(corpus), split="test_data")
+    seen_turns: list[int] = []
+
+    def accepts_then_decides(observation):
+        seen_turns.append(len(observation.dialogue))
+        views = {card.id: {"seen": False, "like": True} for card in observation.shown}
+        return SeekerReply("ok, that one", accept=True, metadata={"decisions": views})
+
+    episodes = _episodes(corpus)
+    pairs = compare_reactions(setup, episodes, seeker_from_function(accepts_then_decides))
+    assert len(seen_turns) > len([e for e in episodes if e.id in {c.conversation_id for c in setup.conversations}])
+    assert pairs and all(p.simulated == "like" and p.simulated_seen == "unseen" for p in pairs)
+    assert all(p.real_seen == "unseen" for p in pairs)  # the fixture's people had seen none of the suggestions
+    assert reaction_figures(pairs).seen_kappa[0] == 0.0  # one label on both sides: no agreement beyond chance

@@ -1,0 +1,83 @@
+"""What a seeker does next and how it reacts, from a policy fitted on people (`seeker.policy=FILE`).
+
+A hand-set rate ("react a quarter of the time") was not taken from anyone. With a fitted
+policy (`environments.acts.policy`, `crsim data policy`) the seeker instead draws its next
+act family from what people did after the same recommender act at the same point of the
+conversation, among the families it can perform now (it cannot react with nothing on
+screen, nor name a liked item it has already named). Its reaction to a shown item comes
+from what it knows: its target looks right, an item the person named themselves was seen
+and liked (never turned down), any other was seen as often as people had seen items that
+popular, and liked as often as people liked what they were suggested.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from environments.acts.labeller import label_recommender_turn
+from environments.acts.policy import ReactionRates, SeekerPolicy, contexts_of
+from environments.base import ItemCard, SeekerObservation
+from environments.models import Role
+
+
+POLICIES = Path(__file__).resolve().parent.parent / "policies"
+GROUNDED_POLICY = "redial"  # `policy: auto` in grounded episodes: fitted on ReDial's training dialogues
+
+
+def policy_path(policy: str) -> Path:
+    """A policy file: a path, or the name of one shipped in agents/policies/ ("redial")."""
+    path = Path(policy)
+    return path if path.suffix or path.is_file() else POLICIES / f"{policy}.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Reaction:
+    item: ItemCard
+    position: int
+    seen: bool
+    like: bool
+    accept: bool = False
+
+
+def seeker_turn(obs: SeekerObservation) -> int:
+    """Which turn of the seeker's this is, counting the person's opening as the first."""
+    return 1 + sum(1 for t in obs.dialogue if t.role == Role.seeker and t.text.strip())
+
+
+def recommender_contexts(obs: SeekerObservation) -> tuple[str, ...]:
+    """The policy's context: all the recommender's last turn did, as the labeller reads it —
+    its items on screen, and its words alone (a question asked beside a list is still asked)."""
+    last = next((t for t in reversed(obs.dialogue) if t.role != Role.seeker), None)
+    if last is None:
+        return ("other",)
+    titles = {card.id: card.title for card in obs.shown}
+    shown = label_recommender_turn(last.text, items_shown=[titles.get(i, i) for i in last.items_shown])
+    return contexts_of(sorted({*shown, *label_recommender_turn(last.text)}))
+
+
+def choose_family(policy: SeekerPolicy, contexts: Sequence[str], turn: int, feasible: Sequence[str],
+                  rnd: random.Random) -> str:
+    """A draw from P(family | contexts, turn), renormalised over the families possible now."""
+    weights = policy.distribution_for(contexts, turn)
+    options = [f for f in policy.families if f in feasible]
+    if not options:
+        return "chitchat"
+    return rnd.choices(options, weights=[weights[f] for f in options])[0]
+
+
+def decide_reaction(card: ItemCard, position: int, *, target_id: str, known: Sequence[str],
+                    rates: ReactionRates | None, mentions: Mapping[str, float], seed: int) -> Reaction:
+    """Seen / liked for one shown item, from what the seeker knows (see the module docstring)."""
+    if card.id == target_id:
+        return Reaction(card, position, seen=False, like=True, accept=True)
+    if card.id in known:
+        return Reaction(card, position, seen=True, like=True)
+    if rates is None:  # a corpus that records no reactions: nothing known of it, not for me
+        return Reaction(card, position, seen=False, like=False)
+    seen = rates.seen_probability(mentions.get(card.id, 0.0)) >= 0.5
+    draw = zlib.crc32(f"{seed}-like-{card.id}".encode()) / 2**32
+    return Reaction(card, position, seen=seen, like=draw < rates.like_share)

@@ -1,0 +1,87 @@
+"""A seeker driven by a policy fitted on people: next act by context, reactions from what it knows."""
+
+import random
+from collections import Counter
+
+from agents.seekers import decisions
+from agents.seekers.target_biased import policy_move
+from environments.acts.policy import FAMILIES, PolicySource, ReactionRates, SeekerPolicy
+from environments.base import ItemCard, SeekerObservation
+from environments.models import Role, Turn
+from environments.single_target import TargetBiasedProfile
+from environments.single_target.profile import PersonContext
+from environments.target_facts import TargetKnowledge
+
+RATES = ReactionRates(items=100, seen_share=0.5, like_share=0.9, seen_intercept=-3.0, seen_slope=1.0)
+PERSON = TargetBiasedProfile("t1", "Hereditary (2018)", {}, "", (), "", TargetKnowledge(()),
+                             person=PersonContext("c1", ("I love scary movies like Get Out",), ("m1",)),
+                             liked=("Get Out (2017)",), popularity={"m2": 1000.0, "m3": 0.0})
+SHOWN = (ItemCard("m1", "Get Out (2017)", "", {}), ItemCard("m2", "The Shining (1980)", "", {}),
+         ItemCard("m3", "Obscure Film (1971)", "", {}), ItemCard("t1", "Hereditary (2018)", "", {}))
+
+
+def policy(**counts: int) -> SeekerPolicy:
+    """A policy whose every context does what `counts` says."""
+    source = PolicySource(corpus="toy", splits=["train"], conversations=1, seeker_turns=sum(counts.values()))
+    return SeekerPolicy(source=source, counts={"recommend": counts}, reactions=RATES, min_count=1)
+
+
+def observation(shown=SHOWN, seed=0, said=()):
+    dialogue = [Turn(index=0, role=Role.seeker, text="I love scary movies like Get Out", metadata={"opening": True})]
+    dialogue += [Turn(index=len(dialogue), role=Role.seeker, text=t) for t in said]
+    dialogue.append(Turn(index=len(dialogue), role=Role.recommender, text="You should watch The Shining (1980)",
+                         items_shown=[c.id for c in shown]))
+    return SeekerObservation(1, tuple(dialogue), shown, PERSON, "movies", seed)
+
+
+def test_the_persons_own_film_is_seen_and_liked_never_turned_down():
+    reaction = decisions.decide_reaction(SHOWN[0], 0, target_id="t1", known=("m1",), rates=RATES, mentions={}, seed=0)
+    assert reaction.seen and reaction.like and not reaction.accept
+    move = policy_move(observation(shown=SHOWN[:3]), [], [], [], policy(react=100))
+    assert move is not None and move.reply.feedback == {"m1": "like"} and move.reply.metadata["seen"] == {"m1": True}
+    assert not move.reply.accept
+
+
+def test_the_target_on_screen_is_taken_first_and_never_named():
+    move = policy_move(observation(), [], [], [], policy(react=100))
+    assert move is not None and move.reply.accept and move.reply.feedback == {"t1": "like"}
+    assert "Hereditary" not in move.reply.text
+
+
+def test_popular_items_were_seen_obscure_ones_not():
+    popular = decisions.decide_reaction(SHOWN[1], 1, target_id="t1", known=(), rates=RATES,
+                                        mentions=PERSON.popularity, seed=0)
+    obscure = decisions.decide_reaction(SHOWN[2], 2, target_id="t1", known=(), rates=RATES,
+                                        mentions=PERSON.popularity, seed=0)
+    assert popular.seen and not obscure.seen
+    likes = [decisions.decide_reaction(SHOWN[2], 2, target_id="t1", known=(), rates=RATES, mentions={}, seed=s).like
+             for s in range(400)]
+    assert 0.84 < sum(likes) / 400 < 0.96  # as often as people liked what they were suggested
+
+
+def test_families_follow_the_policy_among_those_possible_now():
+    p = policy(react=60, ask_more=30, close=10)
+    drawn = Counter(decisions.choose_family(p, ("recommend",), 3, FAMILIES, random.Random(s)) for s in range(2000))
+    assert drawn.most_common(1)[0][0] == "react" and drawn["ask_more"] > drawn["close"]
+    assert {decisions.choose_family(p, ("recommend",), 3, ["close", "chitchat"], random.Random(s))
+            for s in range(50)} <= {"close", "chitchat"}
+
+
+def test_closing_quits_and_nothing_on_screen_means_no_reaction():
+    moves = [policy_move(observation(shown=(), seed=s), [], [], [], policy(react=100, close=1)) for s in range(30)]
+    assert all(m is not None and m.reply.metadata["move"] != "react" for m in moves)
+    assert any(m.reply.quit for m in moves if m is not None)
+
+
+def test_context_is_what_the_recommender_just_did():
+    assert decisions.recommender_contexts(observation()) == ("recommend",)
+    asked = observation(shown=())
+    asked = SeekerObservation(1, (*asked.dialogue[:-1], Turn(index=1, role=Role.recommender,
+                                                              text="What kind of movies do you like?")), (),
+                              PERSON, "movies", 0)
+    assert decisions.recommender_contexts(asked) == ("elicit",)
+    both = SeekerObservation(1, (*asked.dialogue[:-1], Turn(index=1, role=Role.recommender, items_shown=["m2"],
+                                                             text="Which stars would suit you best?")), SHOWN[1:2],
+                             PERSON, "movies", 0)
+    assert decisions.recommender_contexts(both) == ("recommend", "elicit")
+    assert decisions.seeker_turn(observation(said=("ok",))) == 3
