@@ -153,7 +153,8 @@ class GroundedSetup(TargetRankingSetup):
         self.items_by_id = {item.id: item for item in catalog.items}
         self.taste_words = shared_taste_words(self.conversations)
         self.popularity = {item.id: float(item.extra.get("mentions", 0) or 0) for item in catalog.items}
-        self.kinds = frozenset(k.lower() for item in catalog.items for k in attribute_list(item.attributes.get(KIND_ASPECT)))
+        self.kinds = frozenset(k.lower() for item in catalog.items
+                               for k in attribute_list(item.attributes.get(KIND_ASPECT)))
 
     def new_episode(self) -> GroundedEnvironment:
         return GroundedEnvironment(self)

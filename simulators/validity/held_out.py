@@ -15,9 +15,8 @@ from environments.errors import CrsimError
 
 def policy_setting(overrides: Sequence[str]) -> str | None:
     """The `seeker.policy` an override list sets (None when it sets none: the config's `auto`)."""
-    value = next((o.split("=", 1)[1] for o in reversed(overrides) if o.startswith(("seeker.policy=", "+seeker.policy="))),
-                 None)
-    return value
+    keys = ("seeker.policy=", "+seeker.policy=")
+    return next((o.split("=", 1)[1] for o in reversed(overrides) if o.startswith(keys)), None)
 
 
 def refuse_training_split(split: str | None, overrides: Sequence[str] = ()) -> None:

@@ -20,9 +20,11 @@ def conversation(number: int, *, liked: bool = True) -> Episode:
              ("seeker", "Yes I have seen it, loved it!" if liked else "I have seen it, did not like it", []),
              ("recommender", "Then you should watch Us (2019), it is great", ["m2"]),
              ("seeker", "Thanks, bye!", [])]
-    return Episode(id=f"c{number}", index=number, config_hash="test", seed=0, environment="redial", termination="max_turns",
+    return Episode(id=f"c{number}", index=number, config_hash="test", seed=0, environment="redial",
+                   termination="max_turns",
                    turns=[Turn(index=i, role=r, text=t, items_shown=s) for i, (r, t, s) in enumerate(turns)],
-                   profile={"split": "train", "seen": ["m1"] if number % 2 else [], "unseen": [] if number % 2 else ["m1"],
+                   profile={"split": "train", "seen": ["m1"] if number % 2 else [],
+                            "unseen": [] if number % 2 else ["m1"],
                             "liked": ["m1", "m2"] if liked else ["m2"], "disliked": [] if liked else ["m1"]})
 
 
@@ -79,8 +81,8 @@ def test_bad_policy_files_name_the_file_and_field(tmp_path):
     bad.write_text("{\n  \"version\": 1,\n")
     with pytest.raises(CrsimError, match=r"bad.json, line 3: invalid JSON"):
         load_policy(bad)
-    bad.write_text(json.dumps({"version": 1, "source": {"corpus": "x", "splits": [], "conversations": 1,
-                                                        "seeker_turns": 1}, "counts": {"recommend": {"react": "many"}}}))
+    source = {"corpus": "x", "splits": [], "conversations": 1, "seeker_turns": 1}
+    bad.write_text(json.dumps({"version": 1, "source": source, "counts": {"recommend": {"react": "many"}}}))
     with pytest.raises(CrsimError, match=r"field 'counts.recommend.react'"):
         load_policy(bad)
     bad.write_text(json.dumps({"version": 7}))
