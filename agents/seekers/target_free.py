@@ -48,7 +48,7 @@ from agents.steps.seeker import talk
 from agents.steps.seeker.talk import spoken_title
 from agents.steps.seeker.value_lexicon import Feature, ValueLexicon
 from agents.steps.text import pick
-from environments.acts.policy import SeekerPolicy, load_policy
+from environments.acts.policy import SeekerPolicy, load_policy, mentions_by_item
 from environments.base import ItemCard, SeekerObservation, SeekerReply
 from environments.catalog import Catalog
 from environments.errors import CrsimError
@@ -283,7 +283,7 @@ def build(catalog: Catalog, llm: Any | None = None, *, embedding_model: str | No
     people = {} if not policy else {
         "policy": load_policy(decisions.policy_path(decisions.GROUNDED_POLICY if policy == "auto" else policy)),
         "grounded_only": policy == "auto",
-        "popularity": {item.id: float(item.extra.get("mentions", 0) or 0) for item in catalog.items}}
+        "popularity": mentions_by_item(catalog.items)}
     return _agent(catalog, llm, lexicon, encoder or get_encoder(embedding_model), no_preference_threshold,
     dont_know_rate,
                   extract=ExtractPreferencesStep(llm, "seeker", lexicon=lexicon),

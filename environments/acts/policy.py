@@ -29,6 +29,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -93,6 +94,12 @@ class SeekerPolicy(BaseModel):
             cell = self.counts.get(context, {})
         total = sum(cell.values()) + len(self.families)
         return {f: (cell.get(f, 0) + 1) / total for f in self.families}
+
+
+def mentions_by_item(items: Iterable[Any]) -> dict[str, float]:
+    """Item id -> how many of the corpus's conversations mention it (`Item.extra["mentions"]`,
+    0 when unknown): the popularity the reaction model's "seen" is fitted on."""
+    return {item.id: float(item.extra.get("mentions", 0) or 0) for item in items}
 
 
 def family_of(acts: Sequence[str]) -> str:

@@ -31,6 +31,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from environments.acts.policy import mentions_by_item
 from environments.base import ItemCard
 from environments.catalog import Catalog, load_catalog_dir
 from environments.catalog.store import DIALOGUES
@@ -152,7 +153,7 @@ class GroundedSetup(TargetRankingSetup):
         self.opening_question = ""  # the person's own first utterance opens each episode
         self.items_by_id = {item.id: item for item in catalog.items}
         self.taste_words = shared_taste_words(self.conversations)
-        self.popularity = {item.id: float(item.extra.get("mentions", 0) or 0) for item in catalog.items}
+        self.popularity = mentions_by_item(catalog.items)
         self.kinds = frozenset(k.lower() for item in catalog.items
                                for k in attribute_list(item.attributes.get(KIND_ASPECT)))
 

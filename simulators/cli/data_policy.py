@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
 @command(interrupted="nothing was written")
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    from environments.acts.policy import fit_policy, save_policy
+    from environments.acts.policy import fit_policy, mentions_by_item, save_policy
     from environments.catalog import load_catalog_dir
     from environments.catalog.jsonl import iter_jsonl
     from environments.catalog.store import DIALOGUES
@@ -46,7 +46,7 @@ def main(argv: list[str]) -> int:
         found = sorted({str(e.profile.get("split")) for e in iter_jsonl(path, Episode)})
         raise CrsimError(f"{path}: no dialogue of split(s) {', '.join(args.split)} (found: {', '.join(found)})")
     titles = {item.id: item.title for item in catalog.items}
-    mentions = {item.id: float(item.extra.get("mentions", 0) or 0) for item in catalog.items}
+    mentions = mentions_by_item(catalog.items)
     policy = fit_policy(episodes, titles, mentions, corpus=args.dir.name, splits=args.split)
     save_policy(policy, args.out)
     rates = policy.reactions
