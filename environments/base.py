@@ -57,7 +57,9 @@ class Recommendation:
 
     Give either `scores` (one per candidate, aligned with the observation's `candidates`;
     higher is better, equal scores are tied and broken at random by the environment) or
-    `ranked_ids` (best first; unlisted candidates tie for last place).
+    `ranked_ids` (best first; unlisted candidates tie for last place). A candidate left
+    unranked (unlisted, or a NaN score) is never put on screen: a move that names two items
+    shows two.
     """
 
     question: str

@@ -126,8 +126,11 @@ class TargetRankingEnvironment(Environment):
         order = TieBrokenRanking(scores, self._rng)
         self.turn += 1
         ranks = rank_targets(scores, order, [(t, index[t]) for t in self.target_ids()])
-        top_ids = [self.candidates[i] for i in order.top(max(TOP_LOGGED, self.setup.top_k))]
-        shown = self.items.present(top_ids)
+        top = order.top(max(TOP_LOGGED, self.setup.top_k))
+        top_ids = [self.candidates[i] for i in top]
+        # a candidate the move did not rank (-inf: left out of `ranked_ids`, a NaN score) is
+        # never put on screen: a recommender that names two films shows two, none shows none
+        shown = self.items.present([self.candidates[i] for i in top if scores[i] > -np.inf])
         turn = self.dialogue.append(Role.recommender, action.question, items_shown=[c.id for c in shown],
                                     metadata=action.metadata)
         self.evaluations.append(TurnEvaluation(turn=self.turn, source_turn=turn.index,

@@ -14,6 +14,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.append(str(Path(__file__).parent))  # after the project root: tests/environments must not shadow environments
 
 from crsim_testing import HashEncoder, make_tiny_catalog  # noqa: E402
+from crs_stub_server import crs_stub  # noqa: E402,F401  (a remote CRS for recommender=http tests)
 from openai_stub_server import openai_stub  # noqa: E402,F401  (a fixture for every test)
 
 from environments.catalog import Catalog  # noqa: E402

@@ -128,6 +128,16 @@ OWNS: dict[str, tuple[str, ...]] = {
         "conf/environment/grounded.yaml",
         "conf/seeker/target_biased.yaml",
     ),
+    "evaluate-your-crs.md": (
+        "agents/remote/*.py",
+        "agents/recommenders/http.py",
+        "conf/recommender/http.yaml",
+        "simulators/serve/*.py",
+        "simulators/cli/serve.py",
+        "simulators/results/remote.py",
+        "examples/*.py",
+        "scripts/bench_remote.py",
+    ),
     "clarify.md": (
         "agents/steps/recommender/*.py",
         "agents/prompts/clarify_question.md",

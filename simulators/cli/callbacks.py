@@ -22,7 +22,7 @@ _sweep_errors: list[str] = []  # this process's finished sweeps that failed, for
 
 def take_sweep_error() -> str | None:
     """The error line of the last sweep that ran in this process with jobs that measured
-    nothing (None: no such sweep), and forget it."""
+    nothing ('' when its jobs only lost some episodes; None: no such sweep), and forget it."""
     found = _sweep_errors[-1] if _sweep_errors else None
     _sweep_errors.clear()
     return found
@@ -48,6 +48,8 @@ class SweepSummary(Callback):
         failed, jobs = sweep_failures(sweep_dir)
         if failed:
             _sweep_errors.append(sweep_error(failed, jobs))
+        elif sweep_failures(sweep_dir, every=False)[0]:
+            _sweep_errors.append("")  # some episodes failed: each job warned; the sweep exits 1
 
 
 class RunDirLock(Callback):

@@ -7,7 +7,9 @@ command ends with one `crsim: error:` line naming the first failure and exit sta
 like any other unusable input; when some failed, one warning line says how many and where
 the tracebacks are, and the numbers (over the rest) stand. In a `crsim run -m` sweep the
 other jobs still run and the sweep's summary is still written; the sweep then ends with
-one such line for the jobs that measured nothing, and status 2.
+one such line for the jobs that measured nothing, and status 2. A run (or sweep) in which
+some episodes failed exits 1 after its table: its numbers stand, but a script must not
+take it for a clean run (a CRS that was down for part of it, say).
 """
 
 from __future__ import annotations
@@ -19,11 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from environments.models import Episode, TerminationReason
+from simulators.engine.episode import error_line  # noqa: F401 - where commands have always found it
 
 if TYPE_CHECKING:
     from simulators.engine.logs import LoggedEpisodes
 
 ERROR = TerminationReason.error.value
+SOME_FAILED = 1  # exit status of a run or sweep in which some, not all, episodes failed
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,18 +50,6 @@ class Failures:
     def warning(self, what: str, unit: str) -> str:
         return (f"{self.failed} of {self.units} {unit}s of {what} failed and are left out of its numbers; "
                 f"the first: {self.first} (tracebacks in {self.log})")
-
-
-def error_line(traceback_text: str) -> str:
-    """The exception line of a logged traceback ('ValueError: ...').
-
-    Not simply the last line: notes follow it (LangGraph adds "During task with name ...")
-    and a message may span lines. The final exception's line is the first one after its
-    last indented frame line."""
-    lines = traceback_text.rstrip().splitlines()
-    last_frame = max((n for n, line in enumerate(lines) if line.startswith(" ")), default=-1)
-    rest = [line.strip() for line in lines[last_frame + 1:] if line.strip()]
-    return rest[0] if rest else (lines[-1].strip() if lines else "no traceback logged")
 
 
 def first_error(episodes: Iterable[Episode]) -> str:
@@ -94,9 +86,9 @@ def warn(message: str) -> None:
     print(f"crsim: warning: {message}", file=sys.stderr)
 
 
-def sweep_failures(sweep_dir: Path) -> tuple[list[tuple[str, Failures]], int]:
-    """The jobs of a sweep in which every episode failed (labelled as the sweep table labels
-    them), and how many jobs have a log."""
+def sweep_failures(sweep_dir: Path, every: bool = True) -> tuple[list[tuple[str, Failures]], int]:
+    """The jobs of a sweep in which every episode failed (`every=False`: some but not all),
+    labelled as the sweep table labels them, and how many jobs have a log."""
     from simulators.results.sweep import job_labels
 
     sweep_dir = Path(sweep_dir)
@@ -105,7 +97,8 @@ def sweep_failures(sweep_dir: Path) -> tuple[list[tuple[str, Failures]], int]:
     jobs = sorted(p.parent for p in sweep_dir.rglob(CONFIG_HASH_FILE) if p.parent != sweep_dir)
     found = [(label, run_dir_failures(job)) for label, job in zip(job_labels(jobs, sweep_dir), jobs, strict=True)]
     logged = [(label, failures) for label, failures in found if failures is not None]
-    return [(label, failures) for label, failures in logged if failures.every], len(logged)
+    return [(label, failures) for label, failures in logged
+            if (failures.every if every else failures.failed and not failures.every)], len(logged)
 
 
 def sweep_error(failed: list[tuple[str, Failures]], jobs: int) -> str:

@@ -28,6 +28,10 @@ plug-ins:       hydra.searchpath=[file:///path/to/your/conf] recommender=your_re
 
   replay LOG [options]      re-score, render, re-execute a logged run, or re-run one side
                             against the other's logged turns (crsim replay --help)
+  serve recommender=NAME [OVERRIDES...]
+                            serve a crsim recommender over HTTP (crsim's JSON protocol, or
+                            --shape usersimcrs); recommender=http recommender.url=URL runs
+                            seekers against any CRS served that way (crsim serve --help)
   report DIR                tables with 95% CIs, paired comparisons, plots and a static HTML
                             episode browser for a run or a whole sweep (crsim report --help)
   data import FORMAT ...    convert a public dataset (yelp, amazon2018, amazon2023, redial,
@@ -62,6 +66,7 @@ SUBCOMMANDS = {
     "generate": "simulators.cli.generate",
     "eval": "simulators.cli.eval",
     "validate": "simulators.cli.validate",
+    "serve": "simulators.cli.serve",
 }
 
 

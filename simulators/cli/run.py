@@ -6,7 +6,8 @@ Input and configuration errors (`CrsimError`) end the job with one clear line an
 status 2 instead of a traceback. SIGINT and SIGTERM stop the run between log lines:
 finished episodes stay logged, the run says how many and how to resume, and exits 130.
 A run in which every episode failed is such an error too (`simulators.cli.failures`); in a
-sweep the other jobs run on and the sweep exits 2 after its summary.
+sweep the other jobs run on and the sweep exits 2 after its summary. A run or sweep in which
+some episodes failed prints its table, one warning, and exits 1.
 A run holds a lock on its directory while it runs: a second run into it stops at once.
 """
 
@@ -34,6 +35,7 @@ def run_hydra(overrides: list[str]) -> int:
         return 2
 
     from simulators.cli.commands import USER_ERROR, exit_status
+    from simulators.cli.failures import SOME_FAILED
     from simulators.cli.precheck import check_overrides
 
     try:
@@ -65,7 +67,7 @@ def run_hydra(overrides: list[str]) -> int:
     if failed:
         print(f"crsim: error: {failed}", file=sys.stderr)
         return USER_ERROR
-    return 0
+    return SOME_FAILED if failed == "" else 0
 
 
 def _interrupt(signum: int, frame: Any) -> None:
@@ -120,7 +122,7 @@ def _run(cfg: Any) -> Any:
 
     from agents.llm.budget import RunBudget
     from environments.errors import CrsimError
-    from simulators.cli.failures import log_failures, warn
+    from simulators.cli.failures import SOME_FAILED, log_failures, warn
     from simulators.engine.build import build_setup, metric_specs
     from simulators.engine.config_hash import config_hash, resolved_config
     from simulators.engine.run_keys import check_run_keys
@@ -128,6 +130,7 @@ def _run(cfg: Any) -> Any:
     from simulators.evaluators.base import build_evaluators, run_evaluators
     from simulators.metrics import build_metrics
     from simulators.results.plots import headline_metrics, plot_metrics_vs_turn
+    from simulators.results.remote import REMOTE_FILE, remote_summary
     from simulators.results.table import print_results, results_frame, table_console, write_results_csv
     from simulators.results.usage import has_usage, render_usage_table, usage_frame, write_usage_csv
 
@@ -174,6 +177,10 @@ def _run(cfg: Any) -> Any:
     if summary.not_started or usage.get("exhausted"):
         ended = summary.episodes.count("budget")
         note += f"; BUDGET EXHAUSTED: {ended} episodes ended on it, {summary.not_started} not started"
+    remote = remote_summary(summary.episodes)
+    if remote is not None:
+        (run_dir / REMOTE_FILE).write_text(remote.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        note += "; " + remote.line()
     failures = log_failures(summary.episodes)
     if HydraConfig.get().mode == RunMode.MULTIRUN:  # the sweep's comparison table follows at the end
         final = frame[(frame.turn == keys.max_turns) & (frame.metric == headline[0])]
@@ -195,4 +202,5 @@ def _run(cfg: Any) -> Any:
     console.print(f"{note}; results in {run_dir}", highlight=False, markup=False)
     if failures.failed:
         warn(failures.warning("this run", "episode"))
+        sys.exit(SOME_FAILED)
     return frame

@@ -152,3 +152,15 @@ async def run_episode(setup: Any, agents: Mapping[str, Any], *, index: int, run_
         termination=termination, llm_calls=summaries(recorder.records), error=error,
     )
     return EpisodeOutcome(episode, dict(ctx.seconds), list(recorder.records))
+
+
+def error_line(traceback_text: str) -> str:
+    """The exception line of a logged traceback ('ValueError: ...').
+
+    Not simply the last line: notes follow it (LangGraph adds "During task with name ...")
+    and a message may span lines. The final exception's line is the first one after its
+    last indented frame line."""
+    lines = traceback_text.rstrip().splitlines()
+    last_frame = max((n for n, line in enumerate(lines) if line.startswith(" ")), default=-1)
+    rest = [line.strip() for line in lines[last_frame + 1:] if line.strip()]
+    return rest[0] if rest else (lines[-1].strip() if lines else "no traceback logged")

@@ -204,6 +204,9 @@ def read_episodes(path: Path) -> tuple[list[Episode], list[LogProblem]]:
     return read_records(path, Episode)
 
 
+UNREACHED = "RemoteAgentError"  # the exception an episode's remote agent ends it with (agents/remote/client.py)
+
+
 @dataclass(frozen=True, slots=True)
 class _Where:
     id: str
@@ -211,6 +214,7 @@ class _Where:
     offset: int
     line: int
     termination: str | None
+    unreached: bool = False  # ended by an agent that could not be reached (runs again on resume)
 
 
 class LoggedEpisodes:
@@ -252,7 +256,9 @@ class LoggedEpisodes:
                             (wanted is not None and episode_id not in wanted):
                         continue
                     index = data.get("index") if isinstance(data.get("index"), int) else 0
-                    latest[episode_id] = _Where(episode_id, index, start, line_no, data.get("termination"))
+                    unreached = data.get("termination") == "error" and UNREACHED in str(data.get("error") or "")
+                    latest[episode_id] = _Where(episode_id, index, start, line_no, data.get("termination"),
+                                                unreached)
         self._where = sorted(latest.values(), key=lambda w: (w.index, w.offset))
 
     def __len__(self) -> int:
@@ -265,6 +271,11 @@ class LoggedEpisodes:
     def ids_except(self, termination: str) -> frozenset[str]:
         """Ids of episodes that did not end with `termination` (a budget-ended one runs again)."""
         return frozenset(w.id for w in self._where if w.termination != termination)
+
+    def unreached_ids(self) -> frozenset[str]:
+        """Ids of episodes that ended because a remote agent could not be reached or answered
+        garbage (`agents.remote.client.RemoteAgentError`): they run again on resume."""
+        return frozenset(w.id for w in self._where if w.unreached)
 
     def __iter__(self) -> Iterator[Episode]:
         if not self._where:

@@ -79,8 +79,10 @@ def build_agents_recorded(config: Any, setup: Any, *, run_dir: Path, budget: Run
 
 
 def _todo(run_dir: Path, config_hash: str, episodes: int, seed: int) -> list[int]:
-    """Indices not yet finished under this config (budget-ended ones count as unfinished)."""
-    done_ids = logged_episodes(run_dir, config_hash).ids_except(TerminationReason.budget.value)
+    """Indices not yet finished under this config (budget-ended ones count as unfinished, and
+    so do those a remote agent broke: its server may be back)."""
+    logged = logged_episodes(run_dir, config_hash)
+    done_ids = logged.ids_except(TerminationReason.budget.value) - logged.unreached_ids()
     return [i for i in range(episodes) if episode_id(seed, i) not in done_ids]
 
 

@@ -15,6 +15,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from environments.models import Episode, Item
+from simulators.engine.episode import error_line
 from simulators.results.evaluation_text import describe_evaluation, records_by_source
 
 ROLE_STYLE = {"recommender": "bold cyan", "seeker": "bold green"}
@@ -62,5 +63,5 @@ def render_episode(episode: Episode, items: Mapping[str, Item], console: Console
                 parts.append(Text(f"{'':13}set {sign} {_name(item_id, items)}", style="italic"))
         blocks.append(Group(*parts))
     if episode.error:
-        blocks.append(Text(f"error: {episode.error.strip().splitlines()[-1]}", style="bold red"))
+        blocks.append(Text(f"error: {error_line(episode.error)}", style="bold red"))
     console.print(Panel(Group(*blocks), title=header, title_align="left"))

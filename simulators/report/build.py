@@ -86,6 +86,7 @@ def build_report(
     report.paired = paired.paired_frame(runs, metrics, n_resamples=n_resamples)
     card_set = cards.collect_cards(runs, catalog)
     report.notes += card_set.notes
+    report.notes += _remote_notes(runs)
 
     _write_tables(report, metrics)
     report.files += figures.write_plots(frames, report.out, metrics)  # before the page: it embeds them
@@ -94,6 +95,15 @@ def build_report(
     report.files.append(html.write_page(page, report.out / "index.html"))
     _print(console, report, metrics)
     return report
+
+
+def _remote_notes(runs: Sequence[LoggedRun]) -> list[str]:
+    """Per run with a remote agent (`recommender=http`): its latency percentiles and the
+    replies that could not be scored (`simulators/results/remote.py`)."""
+    from simulators.results.remote import remote_summary
+
+    found = ((run.label, remote_summary(run.episodes)) for run in runs)
+    return [f"{label}: {summary.line()}" for label, summary in found if summary is not None]
 
 
 def _page_content(report: Report, source: Path, runs: Sequence[LoggedRun], metrics: Sequence[str],

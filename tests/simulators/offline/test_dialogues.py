@@ -147,12 +147,13 @@ def test_a_directory_without_dialogues_is_one_error_line(tmp_path, tiny_catalog_
 RECOMMENDER_CONF = Path(__file__).parents[3] / "conf" / "recommender"
 PLAYLIST_ONLY = "curator_"  # curators build playlists (playlist protocol), not a ranking per turn
 NEEDS_SNIPPETS = "sniprec"  # ranks by review / attribute snippets: a dialogue import has neither
+NEEDS_A_SERVER = "http"  # a CRS served elsewhere (tests/simulators/cli/test_http_runs.py runs it)
 
 
 def single_target_recommenders() -> list[str]:
     """Every shipped recommender that ranks a single-target catalog and needs no reviews."""
     names = sorted(path.stem for path in RECOMMENDER_CONF.glob("*.yaml"))
-    return [n for n in names if not n.startswith((PLAYLIST_ONLY, NEEDS_SNIPPETS))]
+    return [n for n in names if not n.startswith((PLAYLIST_ONLY, NEEDS_SNIPPETS)) and n != NEEDS_A_SERVER]
 
 
 def test_every_shipped_recommender_is_scored_on_its_ranking_of_the_candidates(redial_catalog, tmp_path, capsys):
