@@ -7,7 +7,9 @@ conversation, among the families it can perform now (it cannot react with nothin
 screen, nor name a liked item it has already named). Its reaction to a shown item comes
 from what it knows: its target looks right, an item the person named themselves was seen
 and liked (never turned down), any other was seen as often as people had seen items that
-popular, and liked as often as people liked what they were suggested.
+popular, and liked as often as people liked what they were suggested. With a wording bank
+(`seeker.wordings`, `crsim data wordings`) it says each act as a person of the training
+dialogues said it (`people_said`), not in a hand-written frame.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from environments.acts.labeller import label_recommender_turn
 from environments.acts.policy import ReactionRates, SeekerPolicy, contexts_of
+from environments.acts.wordings import WordingBank, load_wordings
 from environments.base import ItemCard, SeekerObservation
 from environments.models import Role
 
@@ -32,6 +35,39 @@ def policy_path(policy: str) -> Path:
     """A policy file: a path, or the name of one shipped in agents/policies/ ("redial")."""
     path = Path(policy)
     return path if path.suffix or path.is_file() else POLICIES / f"{policy}.json"
+
+
+def wordings_path(wordings: str) -> Path:
+    """A wording bank: a path, or the name of a shipped policy whose bank is beside it
+    ("redial": agents/policies/redial_wordings.json, `crsim data wordings`)."""
+    path = Path(wordings)
+    return path if path.suffix or path.is_file() else POLICIES / f"{wordings}_wordings.json"
+
+
+def load_bank(setting: str | None) -> WordingBank | None:
+    """`seeker.wordings`: null (the seeker's own frames), `auto` (the grounded policy's bank), a file."""
+    if not setting:
+        return None
+    return load_wordings(wordings_path(GROUNDED_POLICY if setting == "auto" else setting))
+
+
+def people_said(bank: WordingBank | None, family: str, obs: SeekerObservation, keys: Sequence[object], *,
+                title: str | None = None, kind: str | None = None, reaction: str | None = None,
+                slotted: bool = False) -> str | None:
+    """The move said as a person of the training dialogues said it (a delexicalised turn of
+    that act, filled with this episode's title or kind; people said after this recommender
+    act preferred), or None: no bank, or no wording of it that these values fill."""
+    if bank is None:
+        return None
+    return bank.say(family, seed_keys=keys, title=title, kind=kind, reaction=reaction, slotted=slotted,
+                    after="+".join(recommender_contexts(obs)))
+
+
+def reaction_wording(reaction: Reaction) -> str:
+    """The bank's reaction a view is said as: taking it ("I'll check it out"), seen or not, liked or not."""
+    if reaction.accept:
+        return "unseen_liked"
+    return f"{'seen' if reaction.seen else 'unseen'}_{'liked' if reaction.like else 'disliked'}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,6 +52,7 @@ from agents.steps.seeker.review_facts import facts_from_reviews
 from agents.steps.seeker.summarize import SummarizeInput, SummarizeReviewsStep
 from agents.steps.text import fill_form, pick, split_sentences
 from environments.acts.policy import SeekerPolicy, load_policy
+from environments.acts.wordings import WordingBank
 from environments.base import ItemCard, SeekerObservation, SeekerReply
 from environments.models import Role, Turn
 from environments.single_target import TargetBiasedProfile
@@ -112,6 +113,7 @@ class SeekerContext:
     move: SeekerMoveStep = field(default_factory=SeekerMoveStep)
     policy: SeekerPolicy | None = None  # fitted on people (`seeker.policy`): replaces `rates`
     grounded_policy: SeekerPolicy | None = None  # `policy: auto`: used in grounded episodes only
+    wordings: WordingBank | None = None  # how people said each act (`seeker.wordings`), used with a policy
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +196,7 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
     offline = context.answer.llm is None
     policy = context.policy or (context.grounded_policy if profile.person is not None else None)
     if policy is not None and not last.metadata.get("opening"):
-        move = policy_move(obs, state["facts"], stated, reacted, policy)
+        move = policy_move(obs, state["facts"], stated, reacted, policy, context.wordings)
     elif obs.shown and not last.metadata.get("opening"):
         move = talk_move(obs, state["facts"], stated, reacted, context.rates)
     else:
@@ -217,6 +219,8 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
         result = with_kind(result, state["facts"], stated, open_question, obs.episode_seed)
     keys = result.fact_keys or ([result.fact_key] if result.fact_key else [])
     text = never_name(result.answer, profile.title)
+    if offline and policy is not None:
+        text, keys = people_preference(context.wordings, result, obs, keys) or (text, keys)
     stalled = text in NOTHING_LEFT and any(t.role == Role.seeker and said_nothing(t.text) for t in obs.dialogue)
     if stalled:  # nothing left to say, twice: a person leaves rather than repeat it a third time
         text = pick(GIVING_UP, last.text)
@@ -229,6 +233,24 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
         log_decisions(reply, decided_views(obs, [(i, c) for i, c in enumerate(obs.shown) if c.id not in reacted],
                                            policy))
     return {"action": reply, "stated": stated + keys, "reacted": reacted}
+
+
+def people_preference(bank: WordingBank | None, result: SeekerAnswer, obs: SeekerObservation,
+                      keys: Sequence[str]) -> tuple[str, list[str]] | None:
+    """A taste the answer states that is one of the catalog's kinds, said as a person of the
+    training dialogues stated one ("I'm looking for comedies to watch."), with the fact it
+    states; None: no bank, no such taste, or no wording for it. The answer's own frames
+    ("Not fussed about that. Comedy, mostly") were a blind reader's surest giveaway."""
+    if bank is None:
+        return None
+    for aspect, value, sign in (tuple(c) for c in result.claims):
+        kind = bank.kind_named(str(value)) if int(sign) > 0 else None
+        key = f"{aspect}:{value}"
+        said = decisions.people_said(bank, "preference", obs, (obs.episode_seed, len(obs.dialogue), kind),
+                                     kind=kind, slotted=True) if kind and key in keys else None
+        if said:
+            return said, [key]
+    return None
 
 
 _NOTHING_LEFT_TYPED = frozenset(line.rstrip(".").lower() for line in NOTHING_LEFT)
@@ -297,8 +319,9 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
 
 
 def policy_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[str], reacted: Sequence[str],
-                policy: SeekerPolicy) -> TalkMove | None:
-    """The next move as people made it (`agents.seekers.decisions`); None: say a preference."""
+                policy: SeekerPolicy, bank: WordingBank | None = None) -> TalkMove | None:
+    """The next move as people made it (`agents.seekers.decisions`); None: say a preference.
+    With a wording `bank`, said as people of the training dialogues said it."""
     profile: TargetBiasedProfile = obs.profile
     rnd = random.Random(f"{obs.episode_seed}-policy-{len(obs.dialogue)}")
     keys = (obs.episode_seed, len(obs.dialogue))
@@ -310,29 +333,47 @@ def policy_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[
     family = decisions.choose_family(policy, decisions.recommender_contexts(obs), decisions.seeker_turn(obs),
                                      sorted(feasible), rnd)
     views = decided_views(obs, fresh, policy)
+
+    def said(frame: str, **values: Any) -> str:
+        return decisions.people_said(bank, family, obs, keys, **values) or frame
+
     if family == "react":  # the target first, when it is on screen
         card = next((c for _, c in fresh if c.id == profile.target_id), fresh[0][1])
-        move = reaction_move(views[card.id], keys)
+        move = reaction_move(views[card.id], keys, bank, obs)
     elif family == "ask_shown":
         position, card = fresh[0]
         ref = _ref(position, card, keys)
-        move = _reply(talk.ask_shown(ref, *keys), "ask", [card], task=f"ask the recommender one question about {ref}",
-                      refs=_refs(ref, card))
+        text = said(talk.ask_shown(ref, *keys), title=_nameable(card, profile), kind=kind_of(card))
+        move = _reply(text, "ask", [card], task=f"ask the recommender one question about {ref}", refs=_refs(ref, card))
     elif family == "name_liked":
         title = talk.spoken_title(liked[0])
-        move = _reply(talk.name_liked(liked[0], *keys), "name", [], keys=[f"liked:{liked[0]}"],
+        move = _reply(said(talk.name_liked(liked[0], *keys), title=liked[0]), "name", [], keys=[f"liked:{liked[0]}"],
                       task=f"tell the recommender: I liked {title}", refs=(title,))
     elif family == "preference":
         return None
     elif family == "close":
-        move = _reply(talk.close(*keys), "close", [], task="thank the recommender and say goodbye")
+        move = _reply(said(talk.close(*keys)), "close", [], task="thank the recommender and say goodbye")
         move = replace(move, reply=replace(move.reply, quit=True))
     elif family == "ask_more":
-        move = _reply(talk.ask_more(*keys), "ask_more", [], task="ask the recommender for other suggestions")
+        shown = _nameable(fresh[0][1], profile) if fresh else None
+        move = _reply(said(talk.ask_more(*keys), title=shown), "ask_more", [],
+                      task="ask the recommender for other suggestions")
     else:
-        move = _reply(talk.acknowledge(*keys), "acknowledge", [], task="say something short and friendly")
+        move = _reply(said(talk.acknowledge(*keys)), "acknowledge", [], task="say something short and friendly")
     log_decisions(move.reply, views)
     return move
+
+
+def _nameable(card: ItemCard, profile: TargetBiasedProfile) -> str | None:
+    """A shown item's title as the corpus's people wrote it, unless it is the target (never named)."""
+    return None if card.id == profile.target_id else card.title
+
+
+def kind_of(card: ItemCard) -> str | None:
+    """The item's kind ("horror"), for a wording that names it ("is it a {kind}?")."""
+    value = card.attributes.get("genre")
+    values = [value] if isinstance(value, str) else list(value or [])
+    return str(values[0]).lower() if values else None
 
 
 def decided_views(obs: SeekerObservation, fresh: Sequence[tuple[int, ItemCard]],
@@ -350,12 +391,16 @@ def log_decisions(reply: SeekerReply, views: dict[str, decisions.Reaction]) -> N
     reply.metadata["decisions"] = {i: {"seen": v.seen, "like": v.like} for i, v in views.items()}
 
 
-def reaction_move(reaction: decisions.Reaction, keys: tuple[object, ...]) -> TalkMove:
+def reaction_move(reaction: decisions.Reaction, keys: tuple[object, ...], bank: WordingBank | None = None,
+                  obs: SeekerObservation | None = None) -> TalkMove:
     """Say the reaction: the target is taken (never by name); any other: seen or not, liked or not."""
     card = reaction.item
     ref = (talk.refer(reaction.position, "", *keys, may_name=False) if reaction.accept
            else _ref(reaction.position, card, keys))
     text = talk.reaction(ref, *keys, seen=reaction.seen, like=reaction.like, accept=reaction.accept)
+    if obs is not None:
+        text = decisions.people_said(bank, "react", obs, (*keys, card.id), reaction=decisions.reaction_wording(reaction),
+                                     title=None if reaction.accept else card.title) or text
     verdict = "I will take it" if reaction.accept else (
         f"I have {'' if reaction.seen else 'not '}seen it and I {'like' if reaction.like else 'do not like'} it")
     move = _reply(text, "accept" if reaction.accept else "react", [card], like=reaction.like,
@@ -431,10 +476,13 @@ def build_graph() -> Any:
 def build(llm: Any | None = None, embedding_model: str | None = None, no_preference_threshold: float = 0.35,
           own_review_sentences: int = 3, dont_know_rate: float = 0.1, negative_share: float = 0.2,
           vague_share: float = 0.2, react_rate: float = 0.25, ask_rate: float = 0.15,
-          name_rate: float = 0.05, policy: str | None = "auto") -> GraphAgent[SeekerContext]:
+          name_rate: float = 0.05, policy: str | None = "auto",
+          wordings: str | None = "auto") -> GraphAgent[SeekerContext]:
     """Hydra factory for `seeker=target_biased`; the `*_rate`s are `TalkRates`, unused when a
     fitted `policy` (a file, or the name of one shipped in agents/policies/) is given; `auto`:
-    the shipped ReDial policy in grounded episodes (a real person's), the rates elsewhere."""
+    the shipped ReDial policy in grounded episodes (a real person's), the rates elsewhere.
+    `wordings`: how the acts the policy chooses are said (`auto`: the bank fitted beside the
+    shipped policy; a file from `crsim data wordings`; null: crsim's own frames)."""
     from environments.search.encoders import get_encoder
 
     encoder = get_encoder(embedding_model)
@@ -447,6 +495,7 @@ def build(llm: Any | None = None, embedding_model: str | None = None, no_prefere
         move=SeekerMoveStep(llm, "seeker"),
         policy=load_policy(decisions.policy_path(policy)) if policy and policy != "auto" else None,
         grounded_policy=load_policy(decisions.policy_path(decisions.GROUNDED_POLICY)) if policy == "auto" else None,
+        wordings=decisions.load_bank(wordings) if policy else None,
     )
     return GraphAgent(Role.seeker, build_graph(), context, memory_keys=("facts", "stated", "reacted"),
                       resume=stated_in)

@@ -17,13 +17,16 @@ In grounded episodes (a real person's history, `environment.seeker_knows=history
 judges the items it has not seen as people judged what they were suggested (`policy:
 auto`, `people_reactions`: seen as often as an item that popular was, liked at people's
 rate) instead of by its general preferences, which turned down film after film on ReDial,
-and gives feedback only on the item it talks about.
+gives feedback only on the item it talks about, and takes its next act (react, state a
+preference, name a film it liked, ask, close) from the same fitted policy as the
+target-biased seeker (`people_move`).
 
 Graph per turn: `prepare` (first turn only) → `reply` → END.
 """
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +37,7 @@ from langgraph.runtime import Runtime
 
 from agents.base import GraphAgent, TurnState
 from agents.seekers import decisions
-from agents.seekers.target_biased import AVOID_FORMS, SIGNATURE_FORMS, frame, stated_in, value_fact
+from agents.seekers.target_biased import AVOID_FORMS, SIGNATURE_FORMS, frame, kind_of, stated_in, value_fact
 from agents.steps.pepper.preferences import (
     ExtractPreferencesStep, GeneralInput, GeneralPreferences, GeneralPreferencesStep, ReviewInput,
     SeenEvidence, parse_features, reaction_bars, weights_of,
@@ -43,12 +46,13 @@ from agents.steps.pepper.reflect import (
     ItemReaction, PepperReplyStep, ReflectInput, Reflection, ReflectStep, ReplyInput,
 )
 from agents.steps.recommender.clarify import OPEN_QUESTION
-from agents.steps.seeker.answer import AnswerInput, Fact, SeekerAnswer, SeekerAnswerStep
+from agents.steps.seeker.answer import NOTHING_LEFT, AnswerInput, Fact, SeekerAnswer, SeekerAnswerStep
 from agents.steps.seeker import talk
 from agents.steps.seeker.talk import spoken_title
 from agents.steps.seeker.value_lexicon import Feature, ValueLexicon
 from agents.steps.text import pick
 from environments.acts.policy import SeekerPolicy, load_policy, mentions_by_item
+from environments.acts.wordings import WordingBank
 from environments.base import ItemCard, SeekerObservation, SeekerReply
 from environments.catalog import Catalog
 from environments.errors import CrsimError
@@ -78,6 +82,7 @@ class PepperContext:
     mention_liked: int = 0                 # name this many of its best-rated seen titles, one a turn (CRAG)
     policy: SeekerPolicy | None = None     # people's reaction rates for items it has not seen (`seeker.policy`)
     grounded_only: bool = True             # `policy: auto`: only in grounded episodes (a real person's history)
+    wordings: WordingBank | None = None    # how people said each act (`seeker.wordings`), used with the policy
     popularity: Mapping[str, float] = field(default_factory=dict)  # mentions per item: how likely it was seen
 
 
@@ -198,21 +203,29 @@ async def reply(state: PepperState, runtime: Runtime[PepperContext]) -> dict[str
         reflection = await context.reflect.run(ReflectInput(obs.shown, own, preferences, obs.item_noun, bars,
                                                            (obs.episode_seed, obs.turn)))
         if people_mode(context, profile):
-            reflection = people_reactions(reflection, obs, context.policy, context.popularity)  # type: ignore[arg-type]
+            reflection = people_reactions(reflection, obs, context.policy, context.popularity,  # type: ignore[arg-type]
+                                          context.wordings)
     reacted = list(state.get("reacted", []))
     fresh = Reflection(reactions=[r for r in reflection.reactions if r.item_id not in reacted])
     named = liked_titles(profile, context.mention_liked)
     mention = named[obs.turn] if obs.turn < len(named) else None
-    text = (await context.reply.run(ReplyInput(obs.dialogue, preferences, answer.answer, fresh, obs.item_noun,
-                                               obs.episode_seed, mention.title if mention else ""))).reply
+    move, ask_about = ("", "")
+    if people_mode(context, profile):
+        move, ask_about = people_move(obs, fresh, answer.answer, mention, context.policy)  # type: ignore[arg-type]
+    worded = people_wording(context.wordings, move, obs, mention) if move else None
+    text = worded or (await context.reply.run(ReplyInput(obs.dialogue, preferences, answer.answer, fresh,
+                                                         obs.item_noun, obs.episode_seed,
+                                                         mention.title if mention else "", move, ask_about))).reply
     keys = answer.fact_keys or ([answer.fact_key] if answer.fact_key else [])
     feedback = {r.item_id: r.reaction for r in reflection.reactions if r.reaction != "unsure"}
     if people_mode(context, profile):  # a person gives feedback on what they talk about, not on the whole screen
         feedback = {i: k for i, k in feedback.items() if said_about(i, reflection, text)}
     named = mention is not None and spoken_title(mention.title) in text
-    action = SeekerReply(text=text, feedback=feedback, mentions=[mention.id] if named else [], metadata={
+    action = SeekerReply(text=text, feedback=feedback, mentions=[mention.id] if named else [],
+                         quit=move == "close", metadata={
         "has_preference": answer.has_preference, "fact": keys[0] if keys else None, "facts": keys,
-        "claims": answer.claims, "reactions": [r.model_dump() for r in reflection.reactions]})
+        "claims": answer.claims, "reactions": [r.model_dump() for r in reflection.reactions],
+        **({"move": move} if move else {})})
     if not any(t.role == Role.seeker for t in obs.dialogue):  # first reply: log who the seeker is (for the judge)
         action.metadata["preferences"] = preferences.narrative
     return {"action": action, "stated": state["stated"] + keys,
@@ -224,6 +237,40 @@ def people_mode(context: PepperContext, profile: PepperProfile) -> bool:
     return context.policy is not None and (profile.conversation_id is not None or not context.grounded_only)
 
 
+def people_move(obs: SeekerObservation, fresh: Reflection, answer: str, mention: ItemCard | None,
+                policy: SeekerPolicy) -> tuple[str, str]:
+    """The act people made next in this context (`agents.seekers.decisions`), among those it
+    can make now, and for `ask_shown` how it refers to the item it asks about. Without it
+    the seeker reacted to what was shown two turns in three, whatever was asked (84% of its
+    turns on grounded ReDial against people's 36%)."""
+    rnd = random.Random(f"{obs.episode_seed}-policy-{len(obs.dialogue)}")
+    feasible = {"ask_more", "close", "chitchat", *(("react",) if fresh.reactions else ()),
+                *(("ask_shown",) if obs.shown else ()), *(("name_liked",) if mention is not None else ()),
+                *(("preference",) if answer and answer not in NOTHING_LEFT else ())}
+    move = decisions.choose_family(policy, decisions.recommender_contexts(obs), decisions.seeker_turn(obs),
+                                   sorted(feasible), rnd)
+    if move != "ask_shown":
+        return move, ""
+    card = obs.shown[0]
+    keys = (obs.episode_seed, obs.turn, card.id)
+    return move, talk.refer(0, card.title, *keys, may_name=len(card.title.split()) <= 5)
+
+
+def people_wording(bank: WordingBank | None, move: str, obs: SeekerObservation, mention: ItemCard | None) -> str | None:
+    """The chosen act as a person of the training dialogues said it, for the acts whose words
+    the seeker does not compose itself (a reaction's words come with the reaction, a
+    preference from the answer step): naming a liked film, asking about or for more,
+    chit-chat, closing. None: the reply step words it."""
+    keys = (obs.episode_seed, len(obs.dialogue))
+    shown = obs.shown[0] if obs.shown else None
+    values = {"name_liked": {"title": mention.title if mention else None},
+              "ask_shown": {"title": shown.title if shown else None, "kind": kind_of(shown) if shown else None},
+              "ask_more": {"title": shown.title if shown else None}, "close": {}, "chitchat": {}}
+    if move not in values:
+        return None
+    return decisions.people_said(bank, move, obs, keys, **values[move])
+
+
 def said_about(item_id: str, reflection: Reflection, text: str) -> bool:
     """Whether the reply says its reaction to this item (its reason's words are in the text)."""
     reason = next((r.reason for r in reflection.reactions if r.item_id == item_id), "")
@@ -231,7 +278,7 @@ def said_about(item_id: str, reflection: Reflection, text: str) -> bool:
 
 
 def people_reactions(reflection: Reflection, obs: SeekerObservation, policy: SeekerPolicy,
-                     popularity: Mapping[str, float]) -> Reflection:
+                     popularity: Mapping[str, float], bank: WordingBank | None = None) -> Reflection:
     """Items it has not seen, judged as people judged what they were suggested (seen as often
     as an item that popular was, liked at people's rate) rather than by its general
     preferences, which turned down film after film on grounded ReDial; its own items keep its
@@ -247,8 +294,10 @@ def people_reactions(reflection: Reflection, obs: SeekerObservation, policy: See
                                          mentions=popularity, seed=obs.episode_seed)
         keys = (obs.episode_seed, obs.turn, card.id)
         ref = talk.refer(position, card.title, *keys, may_name=len(card.title.split()) <= 5)
+        reason = decisions.people_said(bank, "react", obs, keys, reaction=decisions.reaction_wording(view),
+                                       title=card.title) or talk.reaction(ref, *keys, seen=view.seen, like=view.like)
         out.append(ItemReaction(item_id=card.id, seen=view.seen, reaction="like" if view.like else "dislike",
-                                reason=talk.reaction(ref, *keys, seen=view.seen, like=view.like)))
+                                reason=reason))
     return Reflection(reactions=out)
 
 
@@ -275,15 +324,19 @@ def build_graph() -> Any:
 def build(catalog: Catalog, llm: Any | None = None, *, embedding_model: str | None = None,
           no_preference_threshold: float = 0.35, dont_know_rate: float = 0.1, min_support: int = 2,
           card_weight: float = 0.5, react_share: float = 0.25, mention_liked: int = 0,
-          encoder: Any | None = None, policy: str | None = "auto") -> GraphAgent[PepperContext]:
+          encoder: Any | None = None, policy: str | None = "auto",
+          wordings: str | None = "auto") -> GraphAgent[PepperContext]:
     """Hydra factory for `seeker=target_free` (`encoder`: a ready sentence encoder, for tests).
-    `policy`: people's reaction rates for the items it has not seen (a fitted policy file or a
-    shipped name; `auto`: agents/policies/redial.json in grounded episodes only; null: never)."""
+    `policy`: people's next acts and reaction rates for the items it has not seen (a fitted
+    policy file or a shipped name; `auto`: agents/policies/redial.json in grounded episodes
+    only; null: never). `wordings`: how those acts are said (`auto`: the bank beside the
+    shipped policy; a file; null: crsim's frames)."""
     lexicon = ValueLexicon.for_catalog(catalog)
     people = {} if not policy else {
         "policy": load_policy(decisions.policy_path(decisions.GROUNDED_POLICY if policy == "auto" else policy)),
         "grounded_only": policy == "auto",
-        "popularity": mentions_by_item(catalog.items)}
+        "popularity": mentions_by_item(catalog.items),
+        "wordings": decisions.load_bank(wordings)}
     return _agent(catalog, llm, lexicon, encoder or get_encoder(embedding_model), no_preference_threshold,
     dont_know_rate,
                   extract=ExtractPreferencesStep(llm, "seeker", lexicon=lexicon),

@@ -57,7 +57,8 @@ CHAT_WORDS = frozenset("""
     recommend recommendation recommendations suggest suggestion suggestions watch film films show shows thanks thank
     hello today tonight weekend kind sort type sounds heard sure maybe really pretty good great nice cool awesome
     favorite favourite fan enjoy love like want need fun think know check year years time times ones help
-    seen saw fine yes yeah option options hey lot lots types click
+    seen saw fine yes yeah option options hey lot lots types click day night morning evening afternoon greetings
+    whats similar
 """.split())
 LIKED, DISLIKED = 5.0, 1.0  # a questionnaire's liked / disliked as a rating
 KIND_ASPECT, MAX_KINDS_LIKED = "genre", 2  # the aspect naming what kind of item it is (movie metadata's genre)

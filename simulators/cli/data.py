@@ -1,5 +1,5 @@
 """`crsim data import FORMAT PATHS... --out DIR`, `crsim data info DIR` (and `crsim data policy`,
-in `data_policy.py`).
+in `data_policy.py`, and `crsim data wordings`, in `data_wordings.py`).
 
 Each format's options come from its pydantic options model (one `--flag` per field,
 typed, with the field's description as help), so adding an option to an adapter adds
@@ -25,7 +25,7 @@ FILES = ("items.jsonl", "reviews.jsonl", "users.jsonl", "dialogues.jsonl", "inte
 
 #: subcommand -> the function (`module:function`) that parses its arguments and runs it
 SUBCOMMANDS = {"import": "simulators.cli.data:import_dataset", "info": "simulators.cli.data:info",
-               "policy": "simulators.cli.data_policy"}
+               "policy": "simulators.cli.data_policy", "wordings": "simulators.cli.data_wordings"}
 
 
 @command(interrupted="nothing was written")
@@ -49,10 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="crsim data", description=(
         "Convert public datasets into crsim catalog directories, and summarise catalogs. "
         "See docs/datasets.md for each format and where to obtain it."))
-    commands = parser.add_subparsers(title="commands", metavar="{import,info,policy}")
+    commands = parser.add_subparsers(title="commands", metavar="{import,info,policy,wordings}")
     commands.add_parser("import", help="convert a dataset into a catalog directory", add_help=False)
     commands.add_parser("info", help="summarise a catalog directory", add_help=False)
     commands.add_parser("policy", help="fit a seeker policy on a corpus's training dialogues", add_help=False)
+    commands.add_parser("wordings", help="take people's wordings of seeker acts from a corpus's training dialogues",
+                        add_help=False)
     return parser
 
 

@@ -11,6 +11,7 @@ a seeker on conversations its policy was fitted on.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 from pathlib import Path
 
 from environments.errors import CrsimError
@@ -32,19 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     from environments.acts.policy import fit_policy, mentions_by_item, save_policy
-    from environments.catalog import load_catalog_dir
-    from environments.catalog.jsonl import iter_jsonl
-    from environments.catalog.store import DIALOGUES
-    from environments.models import Episode
 
-    catalog = load_catalog_dir(args.dir)
-    path = args.dir / DIALOGUES
-    if not path.is_file():
-        raise CrsimError(f"{args.dir}: no {DIALOGUES} (import a dialogue corpus: crsim data import redial|inspired)")
-    episodes = [e for e in iter_jsonl(path, Episode) if e.profile.get("split") in args.split]
-    if not episodes:
-        found = sorted({str(e.profile.get("split")) for e in iter_jsonl(path, Episode)})
-        raise CrsimError(f"{path}: no dialogue of split(s) {', '.join(args.split)} (found: {', '.join(found)})")
+    catalog, episodes = training_dialogues(args.dir, args.split)
     titles = {item.id: item.title for item in catalog.items}
     mentions = mentions_by_item(catalog.items)
     policy = fit_policy(episodes, titles, mentions, corpus=args.dir.name, splits=args.split)
@@ -59,3 +49,34 @@ def main(argv: list[str]) -> int:
     if rates is not None:
         print(f"  reactions: {rates.items} suggested items, seen {rates.seen_share:.2f}, liked {rates.like_share:.2f}")
     return 0
+
+
+def training_dialogues(directory: Path, splits: list[str]) -> tuple[Any, list[Any]]:
+    """The catalog of an imported dialogue corpus and its dialogues of `splits`; of the
+    others only the split's name is read (they are never parsed as episodes)."""
+    import json
+
+    from environments.catalog import load_catalog_dir
+    from environments.catalog.store import DIALOGUES
+    from environments.models import Episode
+
+    catalog = load_catalog_dir(directory)
+    path = directory / DIALOGUES
+    if not path.is_file():
+        raise CrsimError(f"{directory}: no {DIALOGUES} (import a dialogue corpus: crsim data import redial|inspired)")
+    episodes, found = [], set()
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise CrsimError(f"{path}, line {number}: invalid JSON ({error.msg})") from None
+            split = str((row.get("profile") or {}).get("split"))
+            found.add(split)
+            if split in splits:
+                episodes.append(Episode.model_validate(row))
+    if not episodes:
+        raise CrsimError(f"{path}: no dialogue of split(s) {', '.join(splits)} (found: {', '.join(sorted(found))})")
+    return catalog, episodes

@@ -79,9 +79,10 @@ def compare_runs(argv: list[str]) -> int:
     people = SeekerSet.of(PEOPLE, real, load_catalog_dir(args.against))
     shared = load_catalog_dir(args.catalog) if args.catalog else None
     runs = []
-    for path, run in logged:
+    labels = distinct_labels([run.label if len(args.runs) == 1 else f"{path.name}:{run.label}" for path, run in logged],
+                             [path for path, _ in logged])
+    for (path, run), label in zip(logged, labels, strict=True):
         catalog = shared or _run_catalog(run, console)
-        label = run.label if len(args.runs) == 1 else f"{path.name}:{run.label}"
         runs.append(SeekerSet.of(label, run.episodes, catalog))
     empty = [r.label for r in [people, *runs] if not r.dialogues]
     if empty:
@@ -116,3 +117,17 @@ def _run_catalog(run: Any, console: Any) -> Any:
 
 def _default_out(path: Path) -> Path:
     return path.parent if path.is_file() else path
+
+
+def distinct_labels(labels: list[str], paths: list[Path]) -> list[str]:
+    """`labels`, each made unique: two runs of the same overrides in directories of the same
+    name (`a/gtb`, `b/gtb`) were one column of the table, the later one's figures under both."""
+    out = list(labels)
+    for n, label in enumerate(labels):
+        if labels.count(label) > 1:
+            out[n] = f"{Path(paths[n]).resolve().parent.name}/{label}"
+    counted = list(out)
+    for n, label in enumerate(counted):  # still the same (same parent names too): number them
+        if counted.count(label) > 1:
+            out[n] = f"{label} #{counted[:n].count(label) + 1}"
+    return out

@@ -142,6 +142,8 @@ class ReplyInput:
     item_noun: str
     seed: int
     mention: str = ""       # a title of its own it names this turn ("I really enjoyed X."), if any
+    move: str = ""          # the act the seeker's fitted policy chose (react, preference, ...); "": the step's own
+    ask_about: str = ""     # move ask_shown: how it refers to the shown item it asks about
 
 
 class PepperReplyStep(LanguageStep[ReplyInput, PepperReply]):
@@ -157,6 +159,8 @@ class PepperReplyStep(LanguageStep[ReplyInput, PepperReply]):
         reactions = sorted(inputs.reflection.reactions, key=lambda r: (r.reaction == "unsure", not r.seen))
         turn = len(inputs.dialogue)
         answered = bool(inputs.answer) and inputs.answer not in NOTHING_LEFT
+        if inputs.move:
+            return PepperReply(reply=talk.styled(self._chosen(inputs, reactions, turn), inputs.seed, turn))
         if reactions and (not answered or zlib.crc32(f"{inputs.seed}-{turn}".encode()) % 3):
             said = reactions[0].reason
         elif inputs.mention and (not answered or turn % 2):
@@ -167,6 +171,25 @@ class PepperReplyStep(LanguageStep[ReplyInput, PepperReply]):
             return PepperReply(reply=talk.styled(talk.ask_more(inputs.seed, turn), inputs.seed, turn))
         more = talk.ask_more(inputs.seed, turn) if zlib.crc32(f"{inputs.seed}-{turn}-more".encode()) % 5 == 0 else ""
         return PepperReply(reply=talk.styled(talk.join([said, more]), inputs.seed, turn))
+
+    @staticmethod
+    def _chosen(inputs: ReplyInput, reactions: Sequence[ItemReaction], turn: int) -> str:
+        """The act the policy chose, in the seeker's words (the caller offers only acts it
+        can make: a reaction when something is shown, a preference when one is left)."""
+        keys = (inputs.seed, turn)
+        if inputs.move == "react" and reactions:
+            return reactions[0].reason
+        if inputs.move == "preference" and inputs.answer:
+            return inputs.answer
+        if inputs.move == "name_liked" and inputs.mention:
+            return talk.name_liked(inputs.mention, *keys)
+        if inputs.move == "ask_shown" and inputs.ask_about:
+            return talk.ask_shown(inputs.ask_about, *keys)
+        if inputs.move == "close":
+            return talk.close(*keys)
+        if inputs.move == "ask_more":
+            return talk.ask_more(*keys)
+        return talk.acknowledge(*keys)
 
     def prompt_variables(self, inputs: ReplyInput) -> dict[str, object]:
         reactions = "\n".join(f"- {r.reason}" for r in inputs.reflection.reactions) or "(nothing shown yet)"

@@ -85,3 +85,47 @@ def test_context_is_what_the_recommender_just_did():
                              PERSON, "movies", 0)
     assert decisions.recommender_contexts(both) == ("recommend", "elicit")
     assert decisions.seeker_turn(observation(said=("ok",))) == 3
+
+
+def bank(**wordings: list[str]):
+    """A wording bank saying each key's texts (react reactions as react__seen_liked, ...)."""
+    from environments.acts.wordings import Wording, WordingBank, WordingSource
+
+    source = WordingSource(corpus="toy", splits=["train"], conversations=1, seeker_turns=1, kept=1)
+    return WordingBank(source=source, wordings={key.replace("__", ":"): [Wording(text=t, count=1) for t in texts]
+                                                for key, texts in wordings.items()})
+
+
+def test_with_a_wording_bank_each_act_is_said_as_people_said_it():
+    people = bank(react__unseen_liked=["sounds good, I'll check {title} out", "ooh I'll watch that one"],
+                  react__seen_liked=["{Title} is one of my favorites!"], close=["thanks, have a good night"])
+    taken = policy_move(observation(), [], [], [], policy(react=100), people)
+    assert taken is not None and taken.reply.accept and taken.reply.text == "ooh I'll watch that one"  # no title
+    own = policy_move(observation(shown=SHOWN[:3]), [], [], [], policy(react=100), people)
+    assert own is not None and own.reply.text == "Get Out (2017) is one of my favorites!"  # the person's own film
+    moves = [policy_move(observation(shown=(), seed=s), [], [], [], policy(close=100), people) for s in range(8)]
+    closed = [m for m in moves if m is not None and m.reply.metadata["move"] == "close"]
+    assert closed and {m.reply.text for m in closed} == {"thanks, have a good night"}
+
+
+def test_a_move_the_bank_cannot_word_falls_back_to_crsims_own():
+    people = bank(close=["thanks, have a good night"])  # no reactions
+    move = policy_move(observation(shown=SHOWN[:3]), [], [], [], policy(react=100), people)
+    plain = policy_move(observation(shown=SHOWN[:3]), [], [], [], policy(react=100))
+    assert move is not None and plain is not None and move.reply.text == plain.reply.text
+
+
+def test_a_taste_that_is_one_of_the_catalogs_kinds_is_stated_in_peoples_words():
+    from agents.seekers.target_biased import people_preference
+    from agents.steps.seeker.answer import SeekerAnswer
+
+    people = bank(preference=["I'm in the mood for {kinds} tonight", "what would you recommend?"])
+    people.kinds = ["comedy", "horror"]
+    answer = SeekerAnswer(answer="Not fussed about that. Scary, mostly. Comedies too.", has_preference=True,
+                          fact_keys=["taste:scary", "taste:comedies"],
+                          claims=[["taste", "scary", 1], ["taste", "comedies", 1]])
+    said = people_preference(people, answer, observation(), answer.fact_keys)
+    assert said == ("I'm in the mood for comedies tonight", ["taste:comedies"])  # only the kind it says is stated
+    no_kind = answer.model_copy(update={"claims": [["taste", "scary", 1]], "fact_keys": ["taste:scary"]})
+    assert people_preference(people, no_kind, observation(), no_kind.fact_keys) is None
+    assert people_preference(None, answer, observation(), answer.fact_keys) is None

@@ -117,3 +117,21 @@ async def test_with_a_policy_everywhere_unseen_items_are_judged_as_people_judged
     for reply in await play(setup, people, 0):
         said = [r["item_id"] for r in reply.metadata.get("reactions") or []]
         assert len(reply.feedback) <= 1 and set(reply.feedback) <= set(said)  # feedback on what it talks about
+
+
+async def test_with_a_policy_it_takes_its_next_act_from_people_not_from_its_own_rule(world, hash_encoder, tmp_path):
+    from environments.acts.policy import PolicySource, ReactionRates, SeekerPolicy, save_policy
+
+    rates = ReactionRates(items=10, seen_share=0.0, like_share=1.0, seen_intercept=-9.0, seen_slope=0.0)
+    setup = MultiTargetSetup(world, user_pool_size=10, top_k=4)
+    replies = {}
+    for family in ("react", "close"):
+        counts = {context: {family: 1000} for context in ("ask_seen", "close", "elicit", "inform", "other", "recommend")}
+        path = tmp_path / f"{family}.json"
+        save_policy(SeekerPolicy(source=PolicySource(corpus="toy", splits=["train"], conversations=1, seeker_turns=1),
+                                 counts=counts, reactions=rates, min_count=1), path)
+        seeker = build(setup.agent_catalog(SEEKER), encoder=hash_encoder, dont_know_rate=0.0, policy=str(path))
+        replies[family] = await play(setup, seeker, 0)
+    shown_later = [r for r in replies["react"] if r.metadata["on_screen"]]
+    assert shown_later and all(r.metadata["move"] == "react" and len(r.feedback) == 1 for r in shown_later)
+    assert all(r.metadata["move"] == "close" and r.quit and not r.feedback for r in replies["close"])

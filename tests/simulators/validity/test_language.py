@@ -15,6 +15,15 @@ def test_words_questions_and_preferences():
     assert not any(language.states_preference(t) for t in unstated)
 
 
+def test_a_preference_with_the_i_left_out_counts_and_like_as_a_preposition_does_not():
+    stated = ["Loved it!", "Yes, loved the first one", "Really like action", "Never liked horror",
+              "It was fun, enjoyed it", "Big fan of Pixar", "Not a fan of gore", "seen it but hated it"]
+    unstated = ["Like Alien, but scarier", "Something like Jaws", "Enjoy your day!", "Do you like comedies?",
+                "loving the weather", "Oh yeah! Logan (2017) was fantastic!!"]
+    assert [t for t in stated if not language.states_preference(t)] == []
+    assert [t for t in unstated if language.states_preference(t)] == []
+
+
 def test_skeleton_keeps_function_words_and_folds_other_runs():
     assert language.skeleton("Lifeproof case matters most to me.") == ("*", "most", "to", "me")
     assert language.skeleton("I like horror movies with zombies") == ("i", "like", "*", "with", "*")

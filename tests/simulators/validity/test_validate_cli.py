@@ -88,3 +88,14 @@ def test_grounded_runs_are_compared_with_the_same_conversations(tmp_path, capsys
     frame = pd.read_csv(tmp_path / "out2" / "validity.csv").set_index(["set", "figure"])
     assert frame.loc[("people", "words_per_turn"), "value"] == 3.0
     assert "replay none of these conversations: the people are all 2" in capsys.readouterr().out
+
+
+def test_runs_with_the_same_label_stay_apart(tmp_path):
+    from pathlib import Path
+
+    from simulators.cli.validate import distinct_labels
+
+    paths = [tmp_path / "new" / "gtb", tmp_path / "old" / "gtb", tmp_path / "x" / "gtf"]
+    assert distinct_labels(["gtb:a=1", "gtb:a=1", "gtf:a=1"], paths) == ["new/gtb:a=1", "old/gtb:a=1", "gtf:a=1"]
+    same = [Path("/r/a/run"), Path("/s/a/run")]
+    assert distinct_labels(["run", "run"], same) == ["a/run #1", "a/run #2"]

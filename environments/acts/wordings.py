@@ -1,0 +1,486 @@
+"""A wording bank: how people said each seeker act, taken from a corpus's training dialogues.
+
+A simulated seeker that says each act with a few hand-written frames reads as a machine
+("The first one is a no from me."). The bank holds what real seekers wrote instead, one
+delexicalised utterance per act family, fitted from the *training* split(s) of a dialogue
+corpus (`crsim data wordings DIR --split train_data --out FILE`) and saved as JSON:
+
+- Every seeker turn is labelled by the act labeller (`environments.acts.labeller`); a turn
+  whose acts all fall in one family (`environments.acts.policy.family_of`) is a candidate
+  (a turn that reacted *and* asked for more says two things and is left out). A reaction
+  is filed under how the person reacted (`REACTIONS`): seen and liked, seen and disliked,
+  not seen and takes it ("sounds good, I'll check it out"), not seen and not interested,
+  or only seen / not seen with no stance.
+- The titles the turn names (as the labeller finds them: the turn's mentions, else shown
+  titles in its text; with or without the year) become `{title}`; the catalog's kind
+  values (genres: "horror", "comedies", "sci fi") become `{kind}` (singular) or `{kinds}`
+  (plural); a slot opening a sentence is capitalised (`{Title}`, `{Kind}`, `{Kinds}`).
+  In a reaction, an ask about a shown item or an ask for more, `{title}` is a shown item;
+  in `name_liked` and `preference` ("something like {title}") one the seeker liked before,
+  not on screen (a preference that turns a title down is left out); `close` and
+  `chitchat` keep no `{title}`.
+- An utterance is dropped when what is left still names something the slots cannot change
+  (`source.dropped` counts each reason): a capitalised name ("Jim Carrey", "Netflix"), a
+  year, a catalog title or person written in lower case, a URL; or when it has more than
+  one title or kind slot, or fewer than 2 or more than 25 words.
+- Identical wordings are merged with their count, and with how often each followed each
+  recommender act (`after`: the policy's contexts, "start" before the recommender spoke).
+  Words about an attribute the slots do not carry ("something scary", "older movies",
+  "ghosts": the labeller's `ATTRIBUTE` cue and `TASTE`) are listed in `attributes`: such a
+  wording says a taste of its own, and `say` leaves it out unless asked.
+
+`WordingBank.say` picks one wording by the seed keys (weighted by how often people said
+it; with `after`, by how often they said it after that recommender act) among those whose
+slots it can fill, and fills them. The file names the corpus, the splits and the counts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from environments.errors import CrsimError
+from environments.models import Episode, Role
+
+WORDINGS_VERSION = 1
+FAMILIES = ("react", "ask_shown", "name_liked", "preference", "ask_more", "close", "chitchat")
+# How a person reacted to a shown item, from the labeller's acts (see `reaction_of`).
+REACTIONS = ("seen_liked", "seen_disliked", "unseen_liked", "unseen_disliked", "seen", "unseen")
+# Families whose {title} is an item on screen / one the seeker liked before (in `preference`,
+# "something like {title}", only without a dislike); the others keep no title.
+SHOWN_TITLE_FAMILIES = frozenset({"react", "ask_shown", "ask_more"})
+OTHER_TITLE_FAMILIES = frozenset({"name_liked", "preference"})
+MIN_WORDS, MAX_WORDS = 2, 25
+# Kind values that are everyday words too ("my family", "in short"): a slot only before a noun.
+EVERYDAY_KINDS = frozenset({"family", "short", "music", "sport", "news", "history", "war", "biography", "talk-show",
+                            "game-show", "reality-tv"})
+# Kinds counted like nouns ("two comedies"); other kinds' plural is "<kind> <noun>" ("horror movies").
+COUNT_KINDS = frozenset({"comedy", "drama", "thriller", "western", "musical", "documentary", "mystery"})
+KIND_NOUNS = r"(movies?|films?|flicks?|ones?|genres?|stuff|shows?|books?|songs?|albums?|games?|type|kind)"
+
+_TITLE_MARK, _KIND_MARK, _KINDS_MARK = "\x00T\x00", "\x00K\x00", "\x00P\x00"
+_URL = re.compile(r"https?://|www\.|\.(com|net|org)\b", re.I)
+_MARKUP = re.compile(r"[@#]\w|\bm?turk\b|\bhits?\b.*\b(?:worker|task|paid)\b", re.I)
+_YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
+# Capitalised words that are not names: "I", "I'm", shouting and interjections.
+_NOT_NAMES = frozenset("""i i'm i'd i've i'll im ive id ill ok okay lol omg haha lmao yes no oh ah hi hey hello
+    thanks thank tv dvd pg pg-13 rated r""".split())
+
+
+class WordingSource(BaseModel):
+    corpus: str = Field(description="The corpus directory's name the bank was built from.")
+    splits: list[str] = Field(description="The splits (profile.split) of the dialogues used; training only.")
+    conversations: int
+    seeker_turns: int
+    kept: int = Field(description="Seeker turns kept as a wording (before merging identical ones).")
+    dropped: dict[str, int] = Field(default_factory=dict, description="Seeker turns left out, by reason.")
+    labeller: str = Field(default="environments.acts.labeller", description="What labelled the turns.")
+
+
+class Wording(BaseModel):
+    text: str = Field(description="What a person said, with {title}, {kind}, {kinds} slots.")
+    count: int = Field(ge=1, description="How many seeker turns said it.")
+    after: dict[str, int] = Field(default_factory=dict, description="recommender context before it -> turns")
+    attributes: list[str] = Field(default_factory=list, description="Attribute words it says beyond its slots.")
+
+    @property
+    def slots(self) -> frozenset[str]:
+        return frozenset(m.lower() for m in re.findall(r"\{(title|kinds?|Title|Kinds?)\}", self.text))
+
+
+class WordingBank(BaseModel):
+    version: int = WORDINGS_VERSION
+    source: WordingSource
+    item_noun: str = Field(default="movies", description="The corpus's plural item noun, for a kind's plural.")
+    kinds: list[str] = Field(default_factory=list, description="The catalog's kind values ({kind} fills), lower case.")
+    wordings: dict[str, list[Wording]] = Field(description="family, or react:<reaction> -> wordings, most said first")
+
+    def keys(self, family: str, reaction: str | None = None) -> list[str]:
+        if reaction is not None:
+            return [f"{family}:{reaction}"]
+        return [k for k in self.wordings if k == family or k.startswith(f"{family}:")]
+
+    def candidates(self, family: str, *, title: str | None = None, kind: str | None = None,
+                   reaction: str | None = None, attributes: bool = False, slotted: bool = False) -> list[Wording]:
+        """The wordings of `family` (and `reaction`) whose slots can all be filled (with
+        `slotted`, only those with a slot; with `attributes`, also those with a taste of their own)."""
+        have = {"title"} if title else set()
+        have |= {"kind", "kinds"} if kind else set()
+        return [w for key in self.keys(family, reaction) for w in self.wordings.get(key, [])
+                if w.slots <= have and (attributes or not w.attributes) and (w.slots or not slotted)]
+
+    def kind_named(self, word: str) -> str | None:
+        """The catalog kind a taste word names ("comedies" -> "comedy"), or None."""
+        word = " ".join(word.lower().split())
+        forms = {word, word[:-3] + "y" if word.endswith("ies") else word, word[:-1] if word.endswith("s") else word}
+        return next((k for k in self.kinds if k in forms), None)
+
+    def say(self, family: str, *, seed_keys: Sequence[object], title: str | None = None, kind: str | None = None,
+            reaction: str | None = None, after: str | None = None, attributes: bool = False,
+            slotted: bool = False) -> str | None:
+        """One wording of `family`, filled; None when none fits what is given.
+
+        `title`: the item as the seeker names it (`react`, `ask_shown`, `ask_more`: one on
+        screen; `name_liked`, `preference`: one it liked). The catalog's form ("The Shining (1980)")
+        is how ReDial's people wrote titles (the site put the year in); pass
+        `spoken_title(title)` for the bare name, or a position ("the second one").
+        `kind`: a kind value ("horror"); `{kinds}` takes its plural ("comedies", "horror
+        movies"). `after`: the recommender's last context (`policy.context_of`); wordings
+        people said after it are preferred (by how often), the others only when none was.
+        `attributes`: also wordings that state a taste of their own ("something scary").
+        `slotted`: only wordings with a slot ("I like {kinds}", not "Any good movie ideas?").
+        In `react` and `ask_shown`, a `{kind}` is the shown item's ("is it a {kind}?"); in
+        `preference`, what the seeker wants.
+        The pick depends on `seed_keys` alone (crc32), never on process state.
+        """
+        if family not in FAMILIES or reaction not in (None, *REACTIONS):
+            raise ValueError(f"no wordings for {family}" + (f":{reaction}" if reaction else "") +
+                             f" (families: {', '.join(FAMILIES)}; reactions: {', '.join(REACTIONS)})")
+        options = self.candidates(family, title=title, kind=kind, reaction=reaction, attributes=attributes,
+                                  slotted=slotted)
+        weights = [w.after.get(after, 0) for w in options] if after is not None else []
+        if not any(weights):
+            weights = [w.count for w in options]
+        total = sum(weights)
+        if not total:
+            return None
+        point = zlib.crc32("\x1f".join(map(str, (family, reaction, *seed_keys))).encode()) % total
+        for wording, weight in zip(options, weights):
+            point -= weight
+            if point < 0:
+                return fill(wording.text, title=title, kind=kind, noun=self.item_noun)
+        return None  # unreachable
+
+
+def fill(text: str, *, title: str | None = None, kind: str | None = None, noun: str = "movies") -> str:
+    """A wording with its slots filled (a capitalised slot takes the value capitalised)."""
+    values = {"title": " ".join(title.split()) if title else "", "kind": kind or "",
+              "kinds": plural_kind(kind, noun) if kind else ""}
+    for name, value in values.items():
+        for slot, said in (("{" + name + "}", value), ("{" + name.capitalize() + "}", value[:1].upper() + value[1:])):
+            if slot in text and said:  # "a {kind}" -> "an action movie", "an {kind}" -> "a comedy"
+                article = "an" if said[:1].lower() in "aeiou" else "a"
+                text = re.sub(rf"\b([Aa])n? (?={re.escape(slot)})",
+                              lambda m: (m.group(1) + article[1:]) + " ", text)
+            text = text.replace(slot, said)
+    return text
+
+
+def plural_kind(kind: str, noun: str = "movies") -> str:
+    """How people say a kind in the plural: "comedies", "thrillers", "horror movies"."""
+    kind = " ".join(kind.split())
+    if kind.lower() in COUNT_KINDS:
+        return kind if kind.lower().endswith("ies") else kind[:-1] + "ies" if kind.endswith("y") else kind + "s"
+    return f"{kind} {noun}"
+
+
+def reaction_of(acts: Sequence[str], text: str) -> str | None:
+    """How a reaction turn reacted (`REACTIONS`); None when its acts mix stances."""
+    from environments.acts.labeller import SEEN
+
+    found = set(acts)
+    if found <= {"like_shown", "seen_shown"} and "like_shown" in found:
+        return "seen_liked"  # liking a shown item is knowing it
+    if found == {"accept"}:
+        return "unseen_liked"  # takes it ("haven't seen it, sounds good" is an accept)
+    if found == {"dislike_shown"}:
+        return "seen_disliked" if SEEN.search(text) or _PAST_DISLIKE.search(text) else "unseen_disliked"
+    if found == {"seen_shown"}:
+        return "seen"
+    if found == {"unseen_shown"}:
+        return "unseen"
+    return None
+
+
+_PAST_DISLIKE = re.compile(r"\b((didn'?t|did not|didnt) (really |much |particularly )?(like|love|enjoy|care)|hated|"
+                           r"disliked|(wasn'?t|was not|weren'?t|were not)\b|never (liked|cared)|"
+                           r"(i|we) (did |have |had |already )?(watch|watched|saw|seen)\b|"
+                           r"(was|were) (\w+ )?(boring|terrible|awful|overrated|meh|bad|disappointing))", re.I)
+
+
+def _kind_forms(kinds: Iterable[str]) -> list[tuple[re.Pattern[str], str]]:
+    """(pattern, mark) for every kind value, singular and plural ("comedy", "comedies",
+    "horrors"), its words joined by a hyphen, a space or nothing ("sci-fi", "sci fi", "scifi");
+    longest first. An everyday word (`EVERYDAY_KINDS`) counts only before a noun ("war movies")."""
+    forms: set[tuple[str, str, str]] = set()
+    for kind in {" ".join(k.lower().split()) for k in kinds if k and k.strip()}:
+        plural = plural_kind(kind) if kind in COUNT_KINDS else kind + "s"
+        forms |= {(kind, _KIND_MARK, kind), (plural, _KINDS_MARK, kind)}
+    patterns = []
+    for form, mark, kind in sorted(forms, key=lambda f: (-len(f[0]), f)):
+        words = r"[\s-]?".join(re.escape(w) for w in re.split(r"[\s-]+", form) if w)
+        body = rf"(?<![\w-]){words}(?![\w-])"
+        if kind in EVERYDAY_KINDS:
+            body += rf"(?=\s+{KIND_NOUNS}\b)"  # "family movies", not "my family"
+        patterns.append((re.compile(body, re.I), mark))
+    return patterns
+
+
+def _names_index(names: Iterable[str]) -> set[str]:
+    """Lower-case word sequences (2 words or more) of catalog titles or people, to find in text."""
+    from environments.acts.labeller import YEAR
+
+    out = set()
+    for name in names:
+        words = re.findall(r"[a-z0-9]+(?:'[a-z]+)?", YEAR.sub("", name).lower())
+        if len([w for w in words if w not in _COMMON]) >= 2:  # "snow white", not "the help", "over the top"
+            out.add(" ".join(words))
+    return out
+
+
+_COMMON = frozenset("""a an the of and or to in on at for with from by is it its it's i you me my we our he she his her
+    they them this that these those be was were are am do did not no so too very all any some one two more most
+    up down out over off into about like just what who how when where why which as if but then than there here
+    movie movies film films kids kid good bad great new old big little love man men day night""".split())
+
+
+def proper_words(names: Iterable[str], texts: Iterable[str], most: int = 2) -> frozenset[str]:
+    """Words of people's names ("Ellen", "Stallone") people hardly ever write in lower case
+    in `texts` (at most `most` times): a name even opening a sentence, or written lower case."""
+    lower: Counter[str] = Counter(w for text in texts for w in re.findall(r"(?<![\w'])[a-z]+(?![\w'])", text))
+    words = {w.lower() for name in names for w in re.findall(r"[A-Za-z]{3,}", name) if w[:1].isupper()}
+    return frozenset(w for w in words if lower[w] <= most and w not in _COMMON and w not in _NOT_NAMES)
+
+
+def _names_in(text: str, index: set[str]) -> str | None:
+    words = re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower())
+    for n in range(2, 7):
+        for i in range(len(words) - n + 1):
+            gram = " ".join(words[i:i + n])
+            if gram in index:
+                return gram
+    return None
+
+
+def leftover_name(text: str) -> str | None:
+    """A capitalised name left in `text` (slots already marked): two capitalised words in a
+    row, or one inside a sentence ("I like Jim Carrey", "on Netflix"); None when there is none.
+    Shouting ("LOVED it"), "I" and a few interjections are not names."""
+    tokens = re.findall(r"\x00[TKP]\x00|[A-Za-z][\w'.-]*|[^\sA-Za-z\x00]+", text)
+    start, run = True, []  # start: the next word opens a sentence
+    for token in tokens:
+        if token.startswith("\x00") or not token[:1].isalpha():  # a slot, or punctuation
+            run = []
+            start = not token.startswith("\x00") and (start or bool(re.search(r"[.!?:]", token)))
+            continue
+        word = token.rstrip(".'-")
+        opening, start = start, bool(re.search(r"[.!?]$", token))
+        if word[:1].isupper() and len(word) > 1 and not word.isupper() and word.lower() not in _NOT_NAMES:
+            run.append(word)
+            if len(run) >= 2 or not opening:
+                return " ".join(run)
+        else:
+            run = []
+    return None
+
+
+def delexicalise(text: str, named: Sequence[str], kinds: list[tuple[re.Pattern[str], str]], *,
+                 names: set[str] = frozenset(), proper: frozenset[str] = frozenset()) -> tuple[str | None, str]:
+    """(`text` with slots, "") or (None, why it was dropped).
+
+    `names`: lower-case word sequences of titles and people not to find in what is left;
+    `proper`: single words that are names whatever their case ("ellen", "stallone")."""
+    from environments.acts.labeller import _pattern
+
+    text = " ".join(text.replace("\u2019", "'").replace("\u2018", "'").split())
+    if "{" in text or "}" in text or "\x00" in text:
+        return None, "braces"
+    if _URL.search(text):
+        return None, "url"
+    if _MARKUP.search(text):  # "@jigsaw" (the site's mention syntax typed by hand), "#DiceClay", "MTurk" talk
+        return None, "markup or task talk"
+    for title in sorted(set(named), key=len, reverse=True):
+        pattern = _pattern(title, strict=True)
+        pattern = pattern if pattern and pattern.search(text) else _pattern(title)
+        if pattern:
+            text = pattern.sub(_TITLE_MARK, text)
+    if text.count(_TITLE_MARK) > 1:
+        return None, "several titles"
+    if _YEAR.search(text):
+        return None, "a year or another title"
+    for pattern, mark in kinds:
+        text = pattern.sub(mark, text)
+    if text.count(_KIND_MARK) + text.count(_KINDS_MARK) > 1:
+        return None, "several kinds"
+    name = leftover_name(text)
+    if name:
+        return None, "a capitalised name"
+    if proper and any(w.lower() in proper for w in re.findall(r"[A-Za-z]+", text)):
+        return None, "a name"
+    if names and _names_in(text.replace(_TITLE_MARK, " , ").replace(_KIND_MARK, " , ").replace(_KINDS_MARK, " , "),
+                           names):
+        return None, "a title or person in lower case"
+    words = len(re.sub("\x00[TKP]\x00", " X ", text).split())
+    if not MIN_WORDS <= words <= MAX_WORDS:
+        return None, "too short" if words < MIN_WORDS else "too long"
+    for mark, slot in ((_TITLE_MARK, "title"), (_KIND_MARK, "kind"), (_KINDS_MARK, "kinds")):
+        text = re.sub(rf"(^|[.!?]\s+){re.escape(mark)}", lambda m: m.group(1) + "{" + slot.capitalize() + "}", text)
+        text = text.replace(mark, "{" + slot + "}")
+    return text, ""
+
+
+# Taste words the labeller's ATTRIBUTE cue leaves out, as ReDial's seekers used them.
+TASTE = re.compile(r"\b(historical|supernatural|ghosts?|cars?|dogs?|cats?|animals?|spy|spies|heists?|space|aliens?|"
+                   r"vampires?|monsters?|sharks?|dinosaurs?|christmas|holiday|teens?|high school|period|biopics?|"
+                   r"sports?|dance|martial arts|kung fu|gangsters?|mafia|cops?|detectives?|psychological|twists?|"
+                   r"violent|gory|gore|creepy|suspenseful|thrilling|light ?hearted|feel[- ]good|heart ?warming|sad|"
+                   r"tear ?jerkers?|emotional|hilarious|silly|slapstick|dark|serious|intense|action[- ]packed|clever|"
+                   r"quirky|weird|visual|adults?|mature|old|new|latest|modern|vintage|[5-9]0'?s|indie|bollywood|"
+                   r"books?|novels?|comics?|marvel|dc|dreamworks|anime|clowns?|jump scares?|blood|explosions?|"
+                   r"fights?|guns?|war time|wartime|biographical|musicals?)\b", re.I)
+
+
+def attribute_words(text: str) -> list[str]:
+    """Attribute words a wording says beyond its slots (the labeller's `ATTRIBUTE` cue, and `TASTE`)."""
+    from environments.acts.labeller import ATTRIBUTE
+
+    bare = re.sub(r"\{\w+\}", " ", text)
+    return sorted({m.group(0).lower() for cue in (ATTRIBUTE, TASTE) for m in cue.finditer(bare)})
+
+
+def seeker_turns(episode: Episode,
+                 titles: Mapping[str, str]) -> Iterable[tuple[Any, list[str], list[str], list[bool], str]]:
+    """(turn, acts, titles it names, whether each is on screen, the recommender's last context)
+    per seeker turn: titles as the labeller finds them (the turn's mentions, else shown titles
+    in its text), contexts as the policy counts them ("start" before the recommender spoke)."""
+    from environments.acts.labeller import _find, _is_shown, label_episode
+    from environments.acts.policy import context_of
+
+    name = lambda i: titles.get(i, i)  # noqa: E731
+    shown: list[str] = []
+    context = "start"
+    for turn, acts in zip(episode.turns, label_episode(episode, titles=titles)):
+        if turn.role == Role.recommender:
+            shown = list(dict.fromkeys([name(i) for i in turn.items_shown] + shown))
+            context = context_of(acts) if turn.text.strip() else context
+        elif turn.role == Role.seeker and turn.text.strip():
+            mentioned = [name(i) for i in (turn.metadata or {}).get("mentioned", [])]
+            named = mentioned or [t for t in shown if _find(turn.text, t, strict=True)]
+            yield turn, acts, named, [_is_shown(t, shown) for t in named], context
+
+
+def fit_wordings(episodes: Iterable[Episode], titles: Mapping[str, str], kinds: Iterable[str], *, corpus: str,
+                 splits: Sequence[str], names: Iterable[str] = (), prose: Iterable[str] = (),
+                 item_noun: str = "movies") -> WordingBank:
+    """Build the bank from labelled seeker turns (see the module docstring).
+
+    `titles`: item id -> catalog title; `kinds`: the catalog's kind values (genres);
+    `names`: other catalog names (people) a kept wording must not contain, even in lower case;
+    `prose`: other text of the corpus (item descriptions), whose lower-case words, with the
+    dialogues', tell an everyday word ("lovely") from a name ("Stallone"). An episode of a
+    split not in `splits` is an error: the bank says what it was built from.
+    """
+    from environments.acts.labeller import DISLIKE
+    from environments.acts.policy import family_of
+
+    episodes = list(episodes)
+    kind_patterns = _kind_forms(kinds)
+    names = list(names)
+    index = _names_index([*titles.values(), *names])
+    proper = proper_words(names, [*(t.text for e in episodes for t in e.turns), *prose])
+    merged: dict[str, dict[str, Any]] = {}
+    dropped: Counter[str] = Counter()
+    conversations = turns = kept = 0
+    for episode in episodes:
+        split = episode.profile.get("split")
+        if split is not None and split not in splits:
+            raise CrsimError(f"{corpus}: conversation {episode.id} is of split {split}, not of {', '.join(splits)}")
+        conversations += 1
+        for turn, acts, named, shown, context in seeker_turns(episode, titles):
+            turns += 1
+            families = {family_of([a]) for a in acts}
+            if len(families) != 1:
+                dropped["several families"] += 1
+                continue
+            family = families.pop()
+            key = family
+            if family == "react":
+                reaction = reaction_of(acts, turn.text)
+                if reaction is None:
+                    dropped["mixed reaction"] += 1
+                    continue
+                key = f"react:{reaction}"
+            text, why = delexicalise(turn.text, named, kind_patterns, names=index - {_key(t) for t in named},
+                                     proper=proper)
+            if text is None:
+                dropped[why] += 1
+                continue
+            if "{title}" in text.lower() and not (family in SHOWN_TITLE_FAMILIES and all(shown) or
+                                                  family in OTHER_TITLE_FAMILIES and not any(shown)):
+                dropped["a title the family keeps no slot for"] += 1
+                continue
+            if "{title}" in text.lower() and family == "preference" and DISLIKE.search(text):
+                dropped["a title the seeker did not like"] += 1
+                continue
+            kept += 1
+            entry = merged.setdefault(key, {}).setdefault(text, {"count": 0, "after": Counter()})
+            entry["count"] += 1
+            entry["after"][context] += 1
+    if not merged:
+        raise CrsimError(f"{corpus}: no seeker turn of split(s) {', '.join(splits)} left to take wordings from")
+    wordings = {key: sorted((Wording(text=t, count=e["count"], after=dict(sorted(e["after"].items())),
+                                     attributes=attribute_words(t)) for t, e in found.items()),
+                            key=lambda w: (-w.count, w.text))
+                for key, found in sorted(merged.items(), key=lambda kv: _order(kv[0]))}
+    source = WordingSource(corpus=corpus, splits=list(splits), conversations=conversations, seeker_turns=turns,
+                           kept=kept, dropped=dict(dropped.most_common()))
+    return WordingBank(source=source, item_noun=item_noun, wordings=wordings,
+                       kinds=sorted({" ".join(str(k).lower().split()) for k in kinds if str(k).strip()}))
+
+
+def _key(title: str) -> str:
+    from environments.acts.labeller import YEAR
+
+    return " ".join(re.findall(r"[a-z0-9]+(?:'[a-z]+)?", YEAR.sub("", title).lower()))
+
+
+def _order(key: str) -> tuple[int, int]:
+    family, _, reaction = key.partition(":")
+    return (FAMILIES.index(family) if family in FAMILIES else len(FAMILIES),
+            REACTIONS.index(reaction) if reaction in REACTIONS else -1)
+
+
+def cap_wordings(bank: WordingBank, per_key: int) -> WordingBank:
+    """The bank with at most `per_key` wordings per family / reaction, the most said first."""
+    return bank.model_copy(update={"wordings": {k: ws[:per_key] for k, ws in bank.wordings.items()}})
+
+
+def load_wordings(path: str | Path) -> WordingBank:
+    """Read a wording bank; a bad one is an error naming the file and the field."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise CrsimError(f"{path}: no such wordings file (build one with crsim data wordings DIR --split SPLIT)") \
+            from None
+    except json.JSONDecodeError as error:
+        raise CrsimError(f"{path}, line {error.lineno}: invalid JSON ({error.msg})") from None
+    if isinstance(data, dict) and data.get("version") not in (None, WORDINGS_VERSION):
+        raise CrsimError(f"{path}: wordings version {data.get('version')} is not one this crsim reads "
+                         f"({WORDINGS_VERSION})")
+    try:
+        return WordingBank.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        raise CrsimError(f"{path}: field '{field}': {first['msg']}") from None
+
+
+def save_wordings(bank: WordingBank, path: str | Path) -> None:
+    """Write the bank as JSON, one wording a line (a file a person can read and diff)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = bank.model_dump(mode="json", exclude={"wordings"})
+    head = json.dumps(data, indent=1)[:-2]
+    lines = []
+    for key, wordings in bank.wordings.items():
+        rows = ",\n".join("  " + json.dumps(w.model_dump(mode="json"), ensure_ascii=False) for w in wordings)
+        lines.append(f" {json.dumps(key)}: [\n{rows}\n ]")
+    path.write_text(head + ',\n "wordings": {\n' + ",\n".join(lines) + "\n }\n}\n", encoding="utf-8")
