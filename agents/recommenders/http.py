@@ -34,7 +34,7 @@ from agents.base import GraphAgent, TurnState
 from agents.remote.client import Exchange, HttpEndpoint, HttpSettings, RemoteAgentError, snippet
 from agents.remote.linking import ReplyLinker
 from agents.remote.protocol import (
-    REMOTE_KEY, SHAPES, ShownItem, TurnReply, TurnRequest, UserSimCRSRequest, scores_from_wire,
+    REMOTE_KEY, SHAPES, ShownItem, TurnReply, TurnRequest, UserSimCRSRequest, problem_line, scores_from_wire,
 )
 from environments.base import Recommendation, RecommenderObservation
 from environments.catalog import Catalog
@@ -98,9 +98,7 @@ async def exchange(state: HttpState, runtime: Runtime[HttpContext]) -> dict[str,
     try:
         reply = TurnReply.model_validate(answer.json(ctx.endpoint.url("turn")))
     except ValidationError as exc:
-        problem = exc.errors()[0]
-        where = ".".join(str(p) for p in problem["loc"]) or "reply"
-        raise RemoteAgentError(f"{ctx.endpoint.url('turn')}: malformed reply, field '{where}': {problem['msg']}: "
+        raise RemoteAgentError(f"{ctx.endpoint.url('turn')}: malformed reply, {problem_line(exc, 'reply')}: "
                                f"{snippet(answer.body)}") from None
     return {"action": _move(ctx, obs, (reply, answer), candidates), "conversation": conversation,
             "candidates": candidates}

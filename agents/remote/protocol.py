@@ -31,7 +31,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from environments.models import Turn
 
@@ -121,3 +121,10 @@ def wire_scores(scores: Sequence[float]) -> list[float | None]:
 def scores_from_wire(scores: Sequence[float | None]) -> list[float]:
     """The inverse of `wire_scores`: null is -inf (not ranked)."""
     return [-math.inf if s is None else float(s) for s in scores]
+
+
+def problem_line(error: ValidationError, whole: str) -> str:
+    """The first thing wrong with a message, on one line: "field 'text': Field required"
+    (`whole` names the message when the problem is not in one field)."""
+    first = error.errors()[0]
+    return f"field '{'.'.join(str(p) for p in first['loc']) or whole}': {first['msg']}"

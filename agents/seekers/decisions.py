@@ -18,6 +18,7 @@ import random
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from environments.acts.labeller import label_recommender_turn
@@ -91,8 +92,15 @@ def recommender_contexts(obs: SeekerObservation) -> tuple[str, ...]:
     if last is None:
         return ("other",)
     titles = {card.id: card.title for card in obs.shown}
-    shown = label_recommender_turn(last.text, items_shown=[titles.get(i, i) for i in last.items_shown])
-    return contexts_of(sorted({*shown, *label_recommender_turn(last.text)}))
+    return _turn_contexts(last.text, tuple(titles.get(i, i) for i in last.items_shown))
+
+
+@lru_cache(maxsize=4096)
+def _turn_contexts(text: str, shown_titles: tuple[str, ...]) -> tuple[str, ...]:
+    """`recommender_contexts` of one turn, labelled once: a seeker turn asks for them for its
+    act, then again for each wording and reaction it says."""
+    shown = label_recommender_turn(text, items_shown=list(shown_titles))
+    return contexts_of(sorted({*shown, *label_recommender_turn(text)}))
 
 
 def choose_family(policy: SeekerPolicy, contexts: Sequence[str], turn: int, feasible: Sequence[str],

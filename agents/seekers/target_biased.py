@@ -56,6 +56,7 @@ from environments.acts.wordings import WordingBank
 from environments.base import ItemCard, SeekerObservation, SeekerReply
 from environments.models import Role, Turn
 from environments.single_target import TargetBiasedProfile
+from environments.single_target.grounded import KIND_ASPECT, attribute_list
 from environments.target_facts import TargetFact, plain_knowledge
 
 # The seeker's own sentence frames. Each fits a bare value ("korean"), a noun phrase ("a
@@ -371,9 +372,8 @@ def _nameable(card: ItemCard, profile: TargetBiasedProfile) -> str | None:
 
 def kind_of(card: ItemCard) -> str | None:
     """The item's kind ("horror"), for a wording that names it ("is it a {kind}?")."""
-    value = card.attributes.get("genre")
-    values = [value] if isinstance(value, str) else list(value or [])
-    return str(values[0]).lower() if values else None
+    kinds = attribute_list(card.attributes.get(KIND_ASPECT))
+    return str(kinds[0]).lower() if kinds else None
 
 
 def decided_views(obs: SeekerObservation, fresh: Sequence[tuple[int, ItemCard]],

@@ -29,7 +29,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -45,6 +45,9 @@ FAMILIES = ("react", "ask_shown", "name_liked", "preference", "ask_more", "close
 CONTEXTS = ("recommend", "ask_seen", "elicit", "inform", "close", "other")
 MIN_COUNT = 20
 MAX_TURN = 6  # turn numbers above this share one cell
+
+
+Versioned = TypeVar("Versioned", bound=BaseModel)
 
 
 class PolicySource(BaseModel):
@@ -194,17 +197,23 @@ def fit_reactions(seen_rows: Sequence[tuple[float, int]], liked: int, disliked: 
 
 def load_policy(path: str | Path) -> SeekerPolicy:
     """Read a fitted policy file; a bad one is an error naming the file and the field."""
+    return read_versioned(path, SeekerPolicy, POLICY_VERSION, "policy", "fit one with crsim data policy DIR --split SPLIT")
+
+
+def read_versioned(path: str | Path, model: type[Versioned], version: int, what: str, make: str) -> Versioned:
+    """A JSON file of `model` at `version` (or none given); a missing, unreadable, newer or
+    malformed one is a `CrsimError` naming the file (and line or field), saying how to `make` one."""
     path = Path(path)
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
-        raise CrsimError(f"{path}: no such policy file (fit one with crsim data policy DIR --split SPLIT)") from None
+        raise CrsimError(f"{path}: no such {what} file ({make})") from None
     except json.JSONDecodeError as error:
         raise CrsimError(f"{path}, line {error.lineno}: invalid JSON ({error.msg})") from None
-    if isinstance(data, dict) and data.get("version") not in (None, POLICY_VERSION):
-        raise CrsimError(f"{path}: policy version {data.get('version')} is not one this crsim reads ({POLICY_VERSION})")
+    if isinstance(data, dict) and data.get("version") not in (None, version):
+        raise CrsimError(f"{path}: {what} version {data.get('version')} is not one this crsim reads ({version})")
     try:
-        return SeekerPolicy.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         field = ".".join(str(p) for p in first["loc"])

@@ -41,11 +41,13 @@ import re
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
+from environments.acts.policy import read_versioned
 from environments.errors import CrsimError
 from environments.models import Episode, Role
 
@@ -90,7 +92,7 @@ class Wording(BaseModel):
     after: dict[str, int] = Field(default_factory=dict, description="recommender context before it -> turns")
     attributes: list[str] = Field(default_factory=list, description="Attribute words it says beyond its slots.")
 
-    @property
+    @cached_property
     def slots(self) -> frozenset[str]:
         return frozenset(m.lower() for m in re.findall(r"\{(title|kinds?|Title|Kinds?)\}", self.text))
 
@@ -454,23 +456,8 @@ def cap_wordings(bank: WordingBank, per_key: int) -> WordingBank:
 
 def load_wordings(path: str | Path) -> WordingBank:
     """Read a wording bank; a bad one is an error naming the file and the field."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise CrsimError(f"{path}: no such wordings file (build one with crsim data wordings DIR --split SPLIT)") \
-            from None
-    except json.JSONDecodeError as error:
-        raise CrsimError(f"{path}, line {error.lineno}: invalid JSON ({error.msg})") from None
-    if isinstance(data, dict) and data.get("version") not in (None, WORDINGS_VERSION):
-        raise CrsimError(f"{path}: wordings version {data.get('version')} is not one this crsim reads "
-                         f"({WORDINGS_VERSION})")
-    try:
-        return WordingBank.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        raise CrsimError(f"{path}: field '{field}': {first['msg']}") from None
+    return read_versioned(path, WordingBank, WORDINGS_VERSION, "wordings",
+                          "build one with crsim data wordings DIR --split SPLIT")
 
 
 def save_wordings(bank: WordingBank, path: str | Path) -> None:

@@ -52,11 +52,9 @@ def main(argv: list[str]) -> int:
 
 
 def training_dialogues(directory: Path, splits: list[str]) -> tuple[Any, list[Any]]:
-    """The catalog of an imported dialogue corpus and its dialogues of `splits`; of the
-    others only the split's name is read (they are never parsed as episodes)."""
-    import json
-
+    """The catalog of an imported dialogue corpus and its dialogues of `splits`."""
     from environments.catalog import load_catalog_dir
+    from environments.catalog.jsonl import iter_jsonl
     from environments.catalog.store import DIALOGUES
     from environments.models import Episode
 
@@ -65,18 +63,10 @@ def training_dialogues(directory: Path, splits: list[str]) -> tuple[Any, list[An
     if not path.is_file():
         raise CrsimError(f"{directory}: no {DIALOGUES} (import a dialogue corpus: crsim data import redial|inspired)")
     episodes, found = [], set()
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise CrsimError(f"{path}, line {number}: invalid JSON ({error.msg})") from None
-            split = str((row.get("profile") or {}).get("split"))
-            found.add(split)
-            if split in splits:
-                episodes.append(Episode.model_validate(row))
+    for episode in iter_jsonl(path, Episode):
+        found.add(str(episode.profile.get("split")))
+        if episode.profile.get("split") in splits:
+            episodes.append(episode)
     if not episodes:
         raise CrsimError(f"{path}: no dialogue of split(s) {', '.join(splits)} (found: {', '.join(sorted(found))})")
     return catalog, episodes

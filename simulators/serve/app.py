@@ -31,7 +31,9 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from agents.remote.protocol import PROTOCOL, ServerInfo, TurnReply, TurnRequest, UserSimCRSRequest, wire_scores
+from agents.remote.protocol import (
+    PROTOCOL, ServerInfo, TurnReply, TurnRequest, UserSimCRSRequest, problem_line, wire_scores,
+)
 from environments.base import EnvironmentSetup, ItemCard, Recommendation, RecommenderObservation
 from environments.catalog import Catalog
 from environments.models import Role, Turn
@@ -88,7 +90,7 @@ class AgentServer:
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             return web.Response(status=400, text=f"the request is not JSON: {exc}")
         except ValidationError as exc:
-            return web.Response(status=400, text=_validation_line(exc))
+            return web.Response(status=400, text=problem_line(exc, "request"))
         if move.role != self.role:
             return web.Response(status=400, text=f"field 'role': this server serves a {self.role}, not a {move.role}")
         try:
@@ -189,12 +191,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return str(value)
-
-
-def _validation_line(exc: ValidationError) -> str:
-    problem = exc.errors()[0]
-    where = ".".join(str(p) for p in problem["loc"]) or "request"
-    return f"field '{where}': {problem['msg']}"
 
 
 def _json(payload: Any) -> Any:
