@@ -20,12 +20,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from environments.acts.labeller import label_recommender_turn
 from environments.acts.policy import ReactionRates, SeekerPolicy, contexts_of
 from environments.acts.wordings import WordingBank, load_wordings
 from environments.base import ItemCard, SeekerObservation
 from environments.models import Role
+
+if TYPE_CHECKING:
+    from agents.steps.seeker.answer import SeekerAnswer
 
 
 POLICIES = Path(__file__).resolve().parent.parent / "policies"
@@ -54,14 +58,41 @@ def load_bank(setting: str | None) -> WordingBank | None:
 
 def people_said(bank: WordingBank | None, family: str, obs: SeekerObservation, keys: Sequence[object], *,
                 title: str | None = None, kind: str | None = None, reaction: str | None = None,
-                slotted: bool = False) -> str | None:
+                slotted: bool = False, liking: bool | None = None) -> str | None:
     """The move said as a person of the training dialogues said it (a delexicalised turn of
     that act, filled with this episode's title or kind; people said after this recommender
     act preferred), or None: no bank, or no wording of it that these values fill."""
     if bank is None:
         return None
     return bank.say(family, seed_keys=keys, title=title, kind=kind, reaction=reaction, slotted=slotted,
-                    after="+".join(recommender_contexts(obs)))
+                    after="+".join(recommender_contexts(obs)), replying_to=recommender_words(obs), liking=liking)
+
+
+def people_preference(bank: WordingBank | None, result: SeekerAnswer, obs: SeekerObservation,
+                      keys: Sequence[str]) -> tuple[str, list[str]] | None:
+    """A taste the answer states that is one of the catalog's kinds, said as a person of the
+    training dialogues stated one ("I'm looking for comedies to watch."), with the fact it
+    states; None: no bank, no such taste, or no wording for it. The answer's own frames
+    ("Not fussed about that. Comedy, mostly"; the target-free seeker's "Preferably romance")
+    were a blind reader's surest giveaway. Only wordings that like what they name: "I don't
+    like {kind}." said of a liked kind turned a horror fan against horror."""
+    if bank is None:
+        return None
+    for aspect, value, sign in (tuple(c) for c in result.claims):
+        kind = bank.kind_named(str(value)) if int(sign) > 0 else None
+        # the fact the claim states, as each seeker keys it ("genre:war"; PEPPER's "pref:genre=war")
+        key = next((k for k in keys if k == f"{aspect}:{value}" or k.endswith(f":{aspect}={value}")), None)
+        said = people_said(bank, "preference", obs, (obs.episode_seed, len(obs.dialogue), kind),
+                           kind=kind, slotted=True, liking=True) if kind and key else None
+        if said and key:
+            return said, [key]
+    return None
+
+
+def recommender_words(obs: SeekerObservation) -> str:
+    """The recommender's last words ('' before it spoke)."""
+    return next((t.text for t in reversed(obs.dialogue) if t.role != Role.seeker and t.text.strip()), "")
+
 
 
 def reaction_wording(reaction: Reaction) -> str:

@@ -215,13 +215,14 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
         question=last.text, facts=state["facts"], stated=frozenset(stated), dialogue=obs.dialogue,
         item_noun=obs.item_noun, target_title=profile.title, open_question=open_question, seed=obs.episode_seed,
         liked=[t for t in profile.liked if talk.speakable(t)], shown=[card.title for card in obs.shown],
+        may_not_know=policy is None or bool(last.metadata.get("opening")),
     ))
     if offline:  # a language model is given the kind among its facts and says it its own way
         result = with_kind(result, state["facts"], stated, open_question, obs.episode_seed)
     keys = result.fact_keys or ([result.fact_key] if result.fact_key else [])
     text = never_name(result.answer, profile.title)
     if offline and policy is not None:
-        text, keys = people_preference(context.wordings, result, obs, keys) or (text, keys)
+        text, keys = decisions.people_preference(context.wordings, result, obs, keys) or (text, keys)
     stalled = text in NOTHING_LEFT and any(t.role == Role.seeker and said_nothing(t.text) for t in obs.dialogue)
     if stalled:  # nothing left to say, twice: a person leaves rather than repeat it a third time
         text = pick(GIVING_UP, last.text)
@@ -234,24 +235,6 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
         log_decisions(reply, decided_views(obs, [(i, c) for i, c in enumerate(obs.shown) if c.id not in reacted],
                                            policy))
     return {"action": reply, "stated": stated + keys, "reacted": reacted}
-
-
-def people_preference(bank: WordingBank | None, result: SeekerAnswer, obs: SeekerObservation,
-                      keys: Sequence[str]) -> tuple[str, list[str]] | None:
-    """A taste the answer states that is one of the catalog's kinds, said as a person of the
-    training dialogues stated one ("I'm looking for comedies to watch."), with the fact it
-    states; None: no bank, no such taste, or no wording for it. The answer's own frames
-    ("Not fussed about that. Comedy, mostly") were a blind reader's surest giveaway."""
-    if bank is None:
-        return None
-    for aspect, value, sign in (tuple(c) for c in result.claims):
-        kind = bank.kind_named(str(value)) if int(sign) > 0 else None
-        key = f"{aspect}:{value}"
-        said = decisions.people_said(bank, "preference", obs, (obs.episode_seed, len(obs.dialogue), kind),
-                                     kind=kind, slotted=True) if kind and key in keys else None
-        if said:
-            return said, [key]
-    return None
 
 
 _NOTHING_LEFT_TYPED = frozenset(line.rstrip(".").lower() for line in NOTHING_LEFT)

@@ -194,7 +194,7 @@ async def reply(state: PepperState, runtime: Runtime[PepperContext]) -> dict[str
             question=last.text, facts=state["facts"], stated=frozenset(state["stated"]), dialogue=obs.dialogue,
             item_noun=obs.item_noun, target_title="",
             open_question=bool(last.metadata.get("opening")) or last.text.strip() == OPEN_QUESTION,
-            seed=obs.episode_seed))
+            seed=obs.episode_seed, may_not_know=not people_mode(context, profile)))
     reflection = Reflection()
     if context.reflect is not None and obs.shown:
         own = {s.item.id: (s.rating, s.review) for s in profile.seen}
@@ -213,10 +213,12 @@ async def reply(state: PepperState, runtime: Runtime[PepperContext]) -> dict[str
     if people_mode(context, profile):
         move, ask_about = people_move(obs, fresh, answer.answer, mention, context.policy)  # type: ignore[arg-type]
     worded = people_wording(context.wordings, move, obs, mention) if move else None
+    keys = answer.fact_keys or ([answer.fact_key] if answer.fact_key else [])
+    if move == "preference":  # a liked kind in a person's words ("I'm in the mood for a comedy"), not "Preferably comedy"
+        worded, keys = decisions.people_preference(context.wordings, answer, obs, keys) or (None, keys)
     text = worded or (await context.reply.run(ReplyInput(obs.dialogue, preferences, answer.answer, fresh,
                                                          obs.item_noun, obs.episode_seed,
                                                          mention.title if mention else "", move, ask_about))).reply
-    keys = answer.fact_keys or ([answer.fact_key] if answer.fact_key else [])
     feedback = {r.item_id: r.reaction for r in reflection.reactions if r.reaction != "unsure"}
     if people_mode(context, profile):  # a person gives feedback on what they talk about, not on the whole screen
         feedback = {i: k for i, k in feedback.items() if said_about(i, reflection, text)}

@@ -57,8 +57,11 @@ def parser() -> argparse.ArgumentParser:
                         "dialogue_overall relevance satisfaction")
     p.add_argument("--split", default=None, help="only conversations of this setting (open, closed)")
     p.add_argument("--limit", type=int, default=None, help="grade only the first N conversations")
+    p.add_argument("--sample", type=int, default=None,
+                   help="grade N labelled conversations spread evenly over the CRSs, drawn by --seed "
+                        "(the first N of an import are a few CRSs only)")
     p.add_argument("--out", type=Path, default=None, help="output directory (default: DIR/eval-judge)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default: 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the sample (default: 0)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default: 1000)")
     p.add_argument("--concurrency", type=int, default=8, help="conversations graded at once (default: 8)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -198,7 +201,7 @@ def main(argv: list[str]) -> int:
     from simulators.engine.hydra_setup import quiet_environment
 
     quiet_environment()
-    for flag, value in (("--limit", args.limit), ("--concurrency", args.concurrency),
+    for flag, value in (("--limit", args.limit), ("--sample", args.sample), ("--concurrency", args.concurrency),
                         ("--resamples", args.resamples)):
         if value is not None and value < 1:
             raise CrsimError(f"{flag} must be at least 1, got {value}")
@@ -213,7 +216,7 @@ def main(argv: list[str]) -> int:
     from simulators.offline.judge.report import correlation_frame, ranking, ranking_rows
     from simulators.results.table import table_console
 
-    data = load_arena(args.dir, args.split, args.limit)
+    data = load_arena(args.dir, args.split, args.limit, args.sample, args.seed)
     judge, comparisons = build_judge(args.judge, llm, args.labels, data)
     out = args.out or args.dir / "eval-judge"
     out.mkdir(parents=True, exist_ok=True)
@@ -245,7 +248,7 @@ def main(argv: list[str]) -> int:
     if len(turn_scores):
         turn_scores.to_csv(out / "turn_scores.csv", index=False)
     settings = {"dir": str(args.dir), "judge": judge.name, "labels": args.labels, "split": args.split,
-                "limit": args.limit, "conversations": len(judged), "grades_asked": asked,
+                "limit": args.limit, "sample": args.sample, "conversations": len(judged), "grades_asked": asked,
                 "grades_obtained": obtained, "seed": args.seed, "resamples": args.resamples,
                 "llm": {k: v for k, v in llm_node.items() if "key" not in k.lower() or k == "api_key_env"},
                 "seconds": round(time.perf_counter() - started, 3)}

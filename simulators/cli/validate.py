@@ -23,7 +23,9 @@ they do not replay). Writes validity.csv and validity.png.
 crsim validate ranking DIR --recommender A B ... orders recommenders offline on the logged
 dialogues and in simulation on the same conversations, and reports Kendall's tau;
 crsim validate reactions DIR --seeker NAME... replays the real recommender's turns to a
-simulated seeker and compares its likes and dislikes with the real person's."""
+simulated seeker and compares its likes and dislikes with the real person's;
+crsim validate replies DIR --seeker NAME... replays them the same way and compares its
+words with the person's words to the same turns, figure by figure."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -44,7 +46,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 #: the other validations: name -> the module whose `main(argv)` runs it
-SUBCOMMANDS = {"ranking": "simulators.cli.validate_ranking", "reactions": "simulators.cli.validate_reactions"}
+SUBCOMMANDS = {"ranking": "simulators.cli.validate_ranking", "reactions": "simulators.cli.validate_reactions",
+               "replies": "simulators.cli.validate_replies"}
 
 
 @command()
@@ -56,10 +59,12 @@ def compare_runs(argv: list[str]) -> int:
     """`crsim validate RUN... --against DIR`: the runs' seekers beside the corpus's people."""
     args = parser().parse_args(argv)
     from environments.catalog import load_catalog_dir
+    from simulators.cli.failures import warn
     from simulators.engine.hydra_setup import quiet_environment
     from simulators.results.runlog import load_runs
     from simulators.results.table import table_console
     from simulators.validity.compare import PEOPLE, SeekerSet, plot_validity, render_table, validity_frame
+    from simulators.validity.hygiene import bank_leak
     from simulators.validity.turns import corpus_episodes
 
     quiet_environment()
@@ -79,11 +84,13 @@ def compare_runs(argv: list[str]) -> int:
     people = SeekerSet.of(PEOPLE, real, load_catalog_dir(args.against))
     shared = load_catalog_dir(args.catalog) if args.catalog else None
     runs = []
+    leaks: list[str | None] = []
     labels = distinct_labels([run.label if len(args.runs) == 1 else f"{path.name}:{run.label}" for path, run in logged],
                              [path for path, _ in logged])
     for (path, run), label in zip(logged, labels, strict=True):
         catalog = shared or _run_catalog(run, console)
         runs.append(SeekerSet.of(label, run.episodes, catalog))
+        leaks.append(bank_leak(label, run.config, args.against, args.split))
     empty = [r.label for r in [people, *runs] if not r.dialogues]
     if empty:
         raise CrsimError(f"no seeker turn with text in: {', '.join(empty)}")
@@ -101,6 +108,8 @@ def compare_runs(argv: list[str]) -> int:
     console.print(f"people: {people.turns} seeker turns in {len(people.dialogues)} dialogues of {args.against}; "
                   + "; ".join(f"{r.label}: {r.turns} turns" for r in runs), highlight=False, markup=False)
     console.print(f"wrote {out / 'validity.csv'} and {out / 'validity.png'}", highlight=False, markup=False)
+    for leak in filter(None, leaks):  # last, where it is read
+        warn(leak)
     return 0
 
 

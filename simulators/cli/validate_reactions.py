@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from simulators.cli.commands import command
+from simulators.cli.grounded_seekers import add_seeker_arguments, grounded_seekers
 
 DESCRIPTION = """\
 Replay each grounded conversation of an imported corpus with the real recommender's turns
@@ -15,19 +16,18 @@ of the items shown with the real person's (accuracy and Cohen's kappa, bootstrap
 over conversations), also without each conversation's target, and on whether the person
 had seen the item. NAME:KNOWS sets what the seeker is given (environment.seeker_knows:
 person by default; history is what seeker=target_free needs; target is 0.2.7's seeker).
+Beside the seekers, two reference rows (simulators.validity.predictability): the kappa of a
+text classifier fitted on --train-split's reactions, reading everything said before the item
+was shown ("before": what any seeker could reach) or the person's next turn ("reply").
 Writes reactions.csv."""
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="crsim validate reactions", description=DESCRIPTION,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("dir", type=Path, help="an imported dialogue corpus (crsim data import redial|inspired|...)")
-    p.add_argument("--seeker", nargs="+", required=True, metavar="NAME[:KNOWS]",
-                   help="conf/seeker names, e.g. target_biased target_free:history")
-    p.add_argument("--split", default=None, help="only this split's conversations (e.g. test_data)")
-    p.add_argument("--limit", type=int, default=None, help="at most this many conversations")
-    p.add_argument("--set", nargs="*", default=[], metavar="OVERRIDE", dest="overrides",
-                   help="overrides for the seeker's config (e.g. llm@seeker.llm=openai)")
+    add_seeker_arguments(p, example_override="llm@seeker.llm=openai")
+    p.add_argument("--train-split", default="train_data",
+                   help="the reference classifier learns from this split (default: train_data; none: no reference)")
     p.add_argument("--out", type=Path, default=None, help="output directory (default: DIR/validate-reactions)")
     p.add_argument("--seed", type=int, default=0)
     return p
@@ -38,23 +38,11 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     import pandas as pd
 
-    from environments.catalog import load_catalog_dir
-    from environments.single_target.grounded import GroundedSetup
-    from simulators.engine.hydra_setup import quiet_environment
-    from simulators.replay.agents_config import build_agent, compose_agent_config
-    from simulators.validity.held_out import refuse_training_split
     from simulators.validity.reactions import compare_reactions, reaction_figures
-    from simulators.validity.turns import corpus_episodes
 
-    quiet_environment()
-    refuse_training_split(args.split, args.overrides)
-    catalog = load_catalog_dir(args.dir)
-    episodes = corpus_episodes(args.dir, args.split)
+    _catalog, episodes, seekers = grounded_seekers(args)
     rows, pairs_out = [], []
-    for spec in args.seeker:
-        name, _, knows = spec.partition(":")
-        setup = GroundedSetup(catalog, split=args.split, limit=args.limit, seeker_knows=knows or "person")
-        seeker = build_agent("seeker", compose_agent_config("seeker", name, {"seed": args.seed}, args.overrides), setup)
+    for spec, setup, seeker in seekers:
         pairs = compare_reactions(setup, episodes, seeker, seed=args.seed)
         figures = reaction_figures(pairs, seed=args.seed)
         (acc, acc_low, acc_high), (kappa, k_low, k_high) = figures.accuracy, figures.kappa
@@ -74,9 +62,42 @@ def main(argv: list[str]) -> int:
               f"conversations (simulated: " + ", ".join(f"{k} {v:.2f}" for k, v in figures.simulated_share.items())
               + f"); without targets {others[0]:+.3f} [{others[1]:+.3f}, {others[2]:+.3f}]; "
               f"seen or not: {seen[0]:+.3f} [{seen[1]:+.3f}, {seen[2]:+.3f}] over {figures.seen_pairs}")
+    rows += reference_rows(args, episodes, setup)
     out = args.out or args.dir / "validate-reactions"
     out.mkdir(parents=True, exist_ok=True)
     pd.DataFrame(rows).to_csv(out / "reactions.csv", index=False)
     pd.DataFrame(pairs_out).to_csv(out / "reaction_pairs.csv", index=False)
     print(f"wrote {out / 'reactions.csv'} and {out / 'reaction_pairs.csv'}")
     return 0
+
+
+def reference_rows(args: argparse.Namespace, episodes: list, setup: object) -> list[dict[str, object]]:
+    """What a text classifier fitted on the training split reaches, on the conversations the
+    seekers were measured on (printed; rows for reactions.csv)."""
+    from simulators.validity.predictability import predictability
+    from simulators.validity.turns import corpus_episodes
+
+    if args.train_split in (None, "", "none"):
+        return []
+    if args.train_split == args.split:
+        print(f"reference: left out, --split is the training split {args.train_split}")
+        return []
+    train = corpus_episodes(args.dir, args.train_split)
+    measured = {c.conversation_id for c in setup.conversations}  # type: ignore[attr-defined]
+    found = predictability(train, [e for e in episodes if e.id in measured], seed=args.seed)
+    if not found:
+        print(f"reference: left out, no reactions to learn from in {args.train_split} or none to measure")
+    rows = []
+    for ref in found:
+        (kappa, low, high), others = ref.kappa, ref.kappa_without_targets
+        what = ("everything said before the item was shown" if ref.kind == "before"
+                else "the person's next turn after it")
+        print(f"reference ({ref.kind}): a text classifier fitted on {ref.trained_on} reactions of "
+              f"{args.train_split}, reading {what}: Cohen's kappa {kappa:+.3f} [{low:+.3f}, {high:+.3f}] over "
+              f"{ref.pairs} reactions to shown items in {ref.conversations} conversations (predicted dislike "
+              f"{ref.predicted_dislike:.2f}); without targets {others[0]:+.3f} [{others[1]:+.3f}, {others[2]:+.3f}]")
+        rows.append({"seeker": f"reference:{ref.kind}", "kappa": kappa, "kappa_low": low, "kappa_high": high,
+                     "pairs": ref.pairs, "conversations": ref.conversations, "kappa_without_targets": others[0],
+                     "kappa_without_targets_low": others[1], "kappa_without_targets_high": others[2],
+                     "simulated_dislike": ref.predicted_dislike, "trained_on": ref.trained_on})
+    return rows

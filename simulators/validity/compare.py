@@ -14,7 +14,7 @@ import pandas as pd
 from environments.catalog import Catalog
 from environments.models import Episode
 from simulators.validity.classifier import LabelledTurn, distinguishability
-from simulators.validity.figures import SPECS, Figure, compute_figures
+from simulators.validity.figures import SPECS, Figure, compute_figures, verbatim_overlap
 from simulators.validity.items import TitleFinder, rare_vocabulary
 from simulators.validity.turns import SeekerDialogue, seeker_dialogues
 
@@ -47,6 +47,9 @@ def validity_frame(people: SeekerSet, runs: Sequence[SeekerSet], *, encoder: Any
     for the runs. `encoder` None skips the classifier."""
     sample = min([MAX_SAMPLE_TURNS, people.turns, *(r.turns for r in runs)])
     figures = {s.label: _figures(s, sample, seed) for s in (people, *runs)}
+    for seekers in (people, *runs):
+        figures[seekers.label]["verbatim_overlap"] = verbatim_overlap(
+            seekers.dialogues, people.dialogues, own_excluded=seekers is people, seed=seed)
     if encoder is not None:
         real = _labelled(people)
         for run in runs:

@@ -51,6 +51,8 @@ SPECS = [
     FigureSpec("distinct_1", "draws", "distinct words / words, on equal-size samples of turns"),
     FigureSpec("distinct_2", "draws", "distinct word pairs / word pairs, on equal-size samples of turns"),
     FigureSpec("template_rate", "sentences", "share of sentences whose skeleton is in > 5% of all sentences"),
+    FigureSpec("verbatim_overlap", "sentences", "share of sentences over 4 words said word for word in the people's "
+               "conversations (a person's: said by another person)"),
     FigureSpec("rare_vocabulary_share", "words", "share of content words used by at most 2 items' texts (leak)"),
     FigureSpec("target_named_early", "dialogues", "share of dialogues whose seeker names a target before it is shown"),
     FigureSpec("target_top10_turn1", "dialogues", "share of episodes with a target in the top 10 after turn 1"),
@@ -81,6 +83,31 @@ def ratio_ci(numerators: Sequence[float], denominators: Sequence[float], *, seed
 def per_dialogue(dialogues: Sequence[SeekerDialogue], count: Callable[[SeekerTurn], float],
                  over: Callable[[SeekerTurn], float] = lambda _t: 1.0) -> tuple[list[float], list[float]]:
     return ([sum(count(t) for t in d.turns) for d in dialogues], [sum(over(t) for t in d.turns) for d in dialogues])
+
+
+def verbatim_overlap(dialogues: Sequence[SeekerDialogue], people: Sequence[SeekerDialogue], *,
+                     own_excluded: bool, seed: int = 0) -> Figure:
+    """The share of `dialogues`' sentences over four words that the `people` said word for word.
+
+    Why: a simulator that speaks in people's wordings could be reciting the very conversations
+    it is compared with. People repeat stock sentences too ("thank you for your help"), so the
+    people's own figure (`own_excluded`: a sentence counts when *another* person said it;
+    ReDial's workers each held many conversations and thanked the same way in all) is the
+    level a bank built from other people reaches; well above it means a leak.
+    """
+    said_by: dict[str, set[str]] = {}
+    for dialogue in people:
+        for turn in dialogue.turns:
+            for key in language.long_sentences(turn.text):
+                said_by.setdefault(key, set()).add(dialogue.person or dialogue.id)
+    num, den = [], []
+    for dialogue in dialogues:
+        keys = [k for t in dialogue.turns for k in language.long_sentences(t.text)]
+        own = {dialogue.person or dialogue.id} if own_excluded else set()
+        num.append(float(sum(bool(said_by.get(k, set()) - own) for k in keys)))
+        den.append(float(len(keys)))
+    value, low, high, n = ratio_ci(num, den, seed=seed)
+    return Figure("verbatim_overlap", value, low, high, n)
 
 
 def compute_figures(dialogues: Sequence[SeekerDialogue], *, finder: TitleFinder | None = None,

@@ -10,7 +10,9 @@
   tokens are dropped; the rate is the share of sentences whose skeleton occurs in more than
   5% of all sentences. People score ~0 on ReDial and INSPIRED; a template engine does not;
 - distinct-n: distinct n-grams over all n-grams, on samples of equal size (it falls as a
-  sample grows, so sets of different sizes are never compared whole).
+  sample grows, so sets of different sizes are never compared whole);
+- verbatim overlap: sentences of more than four words (lower case, punctuation dropped) said
+  word for word in the compared people's conversations (another one's, for a person).
 """
 
 from __future__ import annotations
@@ -92,6 +94,16 @@ def content_words(text: str) -> list[str]:
 
 def sentences(text: str) -> list[str]:
     return [s for s in (part.strip() for part in SENTENCE_END.split(text)) if s]
+
+
+VERBATIM_MIN_WORDS = 5
+
+
+def long_sentences(text: str) -> list[str]:
+    """The sentences of more than four words, as lower-case words joined by one space: the
+    form in which two sentences are the same verbatim."""
+    keys = (" ".join(tokens(s)) for s in sentences(text))
+    return [k for k in keys if k.count(" ") + 1 >= VERBATIM_MIN_WORDS]
 
 
 def skeleton(sentence: str) -> tuple[str, ...]:

@@ -35,6 +35,11 @@ class SeekerDialogue:
     turns: tuple[SeekerTurn, ...]
     targets: tuple[str, ...]
     first_ranks: tuple[int, ...]  # the targets' ranks at the first evaluated turn (runs only)
+    person: str | None = None  # who the seeker was, where the corpus says (ReDial's worker id): one person, many dialogues
+
+
+# Profile keys that name the person a corpus's seeker was (imports keep the source's ids).
+PERSON_KEYS = ("seeker_worker_id", "user_id", "worker_id")
 
 
 def seeker_dialogues(episodes: Iterable[Episode]) -> list[SeekerDialogue]:
@@ -55,8 +60,9 @@ def seeker_dialogues(episodes: Iterable[Episode]) -> list[SeekerDialogue]:
                 shown.update(turn.items_shown)
         if turns:
             first = episode.evaluations[0].ranks if episode.evaluations else []
+            person = next((str(episode.profile[k]) for k in PERSON_KEYS if episode.profile.get(k)), None)
             dialogues.append(SeekerDialogue(episode.id, tuple(turns), tuple(episode.targets),
-                                            tuple(r.rank for r in first)))
+                                            tuple(r.rank for r in first), person))
     return dialogues
 
 

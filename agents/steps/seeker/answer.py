@@ -156,6 +156,9 @@ class AnswerInput:
     seed: int = 0
     liked: Sequence[str] = ()  # titles of items it liked before (the LLM may name one)
     shown: Sequence[str] = ()  # titles on screen now, in order (the LLM may react to or ask about one)
+    # False when a policy fitted on people has already chosen to state a preference: the
+    # `dont_know_rate` draw then only adds crsim's own "Hmm, I'm not sure" on top of it
+    may_not_know: bool = True
 
 
 class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
@@ -210,7 +213,7 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
 
     def offline(self, inputs: AnswerInput) -> SeekerAnswer:
         rnd = random.Random(f"{inputs.seed}-{len(inputs.dialogue)}")
-        if not inputs.open_question and rnd.random() < self.dont_know_rate:
+        if inputs.may_not_know and not inputs.open_question and rnd.random() < self.dont_know_rate:
             return SeekerAnswer(answer=pick(DONT_KNOW, inputs.question), has_preference=False)
         open_facts = [f for f in inputs.facts if f.key not in inputs.stated]
         asked = None if inputs.open_question else self._asked(inputs.question, inputs.facts)

@@ -38,8 +38,35 @@ class ArenaData:
         return list(dialogue), list(turn)
 
 
-def load_arena(directory: Path, split: str | None = None, limit: int | None = None) -> ArenaData:
-    """The conversations of a CRS Arena import (only `split`, e.g. `closed`, when given; the first `limit`)."""
+def stratified_sample(episodes: Sequence[Episode], size: int, seed: int = 0) -> list[Episode]:
+    """`size` conversations spread evenly over the CRSs (`profile.crs`), drawn by `seed` among the
+    labelled ones and kept in file order.
+
+    Why: the import lists each CRS's conversations together, so the first N (`--limit`) would
+    grade a few CRSs only and leave nothing to rank; a small model's time buys a sample, and the
+    ranking needs every CRS in it. A CRS with fewer labelled conversations than its share gives
+    all it has, and the rest goes to the others in turn.
+    """
+    import random
+
+    rng = random.Random(seed)
+    by_crs: dict[str, list[int]] = {}
+    for index, episode in enumerate(episodes):
+        if episode.profile.get("labels") or episode.profile.get("satisfied") is not None:
+            by_crs.setdefault(str(episode.profile.get("crs")), []).append(index)
+    pools = {crs: rng.sample(indices, len(indices)) for crs, indices in sorted(by_crs.items())}
+    chosen: list[int] = []
+    while len(chosen) < size and any(pools.values()):
+        for crs in pools:
+            if pools[crs] and len(chosen) < size:
+                chosen.append(pools[crs].pop())
+    return [episodes[i] for i in sorted(chosen)]
+
+
+def load_arena(directory: Path, split: str | None = None, limit: int | None = None,
+               sample: int | None = None, seed: int = 0) -> ArenaData:
+    """The conversations of a CRS Arena import (only `split`, e.g. `closed`, when given; the first
+    `limit`, or a `sample` stratified over the CRSs drawn by `seed`)."""
     import orjson
 
     from simulators.validity.turns import corpus_episodes
@@ -48,6 +75,8 @@ def load_arena(directory: Path, split: str | None = None, limit: int | None = No
     if not any(e.profile.get("labels") or e.profile.get("satisfied") is not None for e in episodes):
         raise CrsimError(f"{directory}: no conversation carries human labels or satisfaction "
                          "(import CRS Arena with `crsim data import crsarena ... --eval-labels crs_arena_eval.json`)")
+    if sample is not None:
+        episodes = stratified_sample(episodes, sample, seed)
     if limit is not None:
         episodes = episodes[:limit]
     votes_path = Path(directory).expanduser() / "votes.jsonl"

@@ -116,16 +116,19 @@ def test_a_move_the_bank_cannot_word_falls_back_to_crsims_own():
 
 
 def test_a_taste_that_is_one_of_the_catalogs_kinds_is_stated_in_peoples_words():
-    from agents.seekers.target_biased import people_preference
+    from agents.seekers.decisions import people_preference
     from agents.steps.seeker.answer import SeekerAnswer
 
-    people = bank(preference=["I'm in the mood for {kinds} tonight", "what would you recommend?"])
+    people = bank(preference=["I'm in the mood for {kinds} tonight", "what would you recommend?", "I don't like {kind}."])
     people.kinds = ["comedy", "horror"]
     answer = SeekerAnswer(answer="Not fussed about that. Scary, mostly. Comedies too.", has_preference=True,
                           fact_keys=["taste:scary", "taste:comedies"],
                           claims=[["taste", "scary", 1], ["taste", "comedies", 1]])
     said = people_preference(people, answer, observation(), answer.fact_keys)
     assert said == ("I'm in the mood for comedies tonight", ["taste:comedies"])  # only the kind it says is stated
+    for seed in range(20):  # a liked kind is never said in a wording that turns it down
+        picked = people_preference(people, answer, observation(seed=seed), answer.fact_keys)
+        assert picked is not None and "don't" not in picked[0]
     no_kind = answer.model_copy(update={"claims": [["taste", "scary", 1]], "fact_keys": ["taste:scary"]})
     assert people_preference(people, no_kind, observation(), no_kind.fact_keys) is None
     assert people_preference(None, answer, observation(), answer.fact_keys) is None

@@ -217,3 +217,37 @@ def test_the_shipped_bank_reads_and_came_from_training_dialogues():
     bank = load_wordings(Path(__file__).parents[3] / "agents" / "policies" / "redial_wordings.json")
     assert bank.source.corpus == "redial" and bank.source.splits == ["train_data"]
     assert bank.say("react", reaction="seen_liked", seed_keys=(0,), title="Alien (1979)")
+
+
+SMALL_TALK = [("recommender", "Hi there! How are you today?", [], []), ("seeker", "I'm doing well, how about you?", [], []),
+              ("recommender", "What kind of movies do you like?", [], []), ("seeker", "Sorry, my cat walked on the keyboard", [], []),
+              ("recommender", "Enjoy the movie tonight!", [], []), ("seeker", "You too, have a good night!", [], []),
+              ("recommender", "Can I help?", [], []), ("seeker", "Hello there!", [], [])]
+
+
+def test_small_talk_keeps_what_it_answered_and_answers_a_turn_like_it():
+    bank = fit_wordings([episode(n, turns=SMALL_TALK) for n in range(2)] + [episode(2)], TITLES, KINDS,
+                        corpus="toy", splits=["train"])
+    fine = next(w for w in bank.wordings["chitchat"] if w.text.startswith("I'm doing well"))
+    assert fine.replies_to == ["Hi there! How are you today?"] * 2 and fine.count == 2
+    assert all(not w.replies_to for k, ws in bank.wordings.items() if k not in ("chitchat", "close") for w in ws)
+    for s in range(20):
+        assert bank.say("chitchat", seed_keys=(s,), replying_to="Hi, how are you today?") == \
+            "I'm doing well, how about you?"
+        # a turn no small talk answered: any of it by the recommender's act, but no hello once it has spoken
+        assert bank.say("chitchat", seed_keys=(s,), replying_to="Which director would suit you best?") != "Hello there!"
+    assert "Hello there!" in {bank.say("chitchat", seed_keys=(s,), replying_to="") for s in range(40)}
+    assert bank.say("close", seed_keys=(1,), replying_to="enjoy the movie tonight") == "You too, have a good night!"
+
+
+def test_a_rare_context_does_not_pin_one_wording():
+    # one wording said once after the recommender asked for a genre ("elicit"), two said three
+    # times each after a suggestion: after "elicit" the pick leans on the one (weights 1 + 5/7
+    # against 15/7 each: 29% against its 1/7 of the whole) and still varies
+    turns = [("recommender", "What genre do you like?", [], []), ("seeker", "I love comedies so much", [], [])]
+    turns += [("recommender", "Have you seen Get Out (2017)?", ["m1"], []), ("seeker", "I love horror movies", [], [])] * 3
+    turns += [("recommender", "Have you seen Us (2019)?", ["m2"], []), ("seeker", "I like sci-fi movies", [], [])] * 3
+    bank = fit_wordings([episode(turns=turns)], TITLES, KINDS, corpus="toy", splits=["train"])
+    picks = [bank.say("preference", seed_keys=(s,), after="elicit", kind="drama") for s in range(200)]
+    assert 40 < picks.count("I love dramas so much") < 90  # its context's own, more than its share
+    assert len(set(picks)) == 3  # but not always

@@ -191,3 +191,17 @@ def test_every_grade_failing_is_an_error(arena, tmp_path, capsys):
                        "--no-progress"])
     err = capsys.readouterr().err
     assert status == 2 and err.startswith("crsim: error: every one of the judge's 6 grades failed")
+
+
+def test_a_sample_spreads_over_every_crs_and_follows_the_seed(arena):
+    from simulators.offline.judge.grading import load_arena
+
+    everything = load_arena(arena).episodes
+    crs_of = {e.id: e.profile["crs"] for e in everything}
+    three = load_arena(arena, sample=3).episodes
+    assert sorted(crs_of[e.id] for e in three) == sorted(set(crs_of.values()))  # one of each of the three CRSs
+    assert [e.id for e in three] == [e.id for e in everything if e.id in {t.id for t in three}]  # file order
+    draws = {tuple(e.id for e in load_arena(arena, sample=3, seed=seed).episodes) for seed in range(8)}
+    assert len(draws) > 1  # the seed picks which conversation of a CRS
+    assert {e.id for e in load_arena(arena, sample=100).episodes} == {
+        e.id for e in everything if e.profile.get("labels") or e.profile.get("satisfied") is not None}

@@ -105,3 +105,26 @@ def test_a_title_inside_a_longer_title_names_only_the_longer_one():
     assert finder.find("I don't like The Avengers, too serious") == {"m2"}
     assert finder.find("Police Academy was fun, so was Infinity War") == {"m0"}  # a two-word subtitle is too generic
     assert finder.find("I think Avengers was great") == {"m2", "m3", "m4"}  # a bare shared form stays ambiguous
+
+
+def test_verbatim_overlap_by_hand():
+    from simulators.validity.figures import verbatim_overlap
+
+    def dialogue(index, *texts):
+        return _episode(index, [(R, "What are you looking for?", {})] + [(S, t, {}) for t in texts])
+
+    people = seeker_dialogues([
+        dialogue(0, "Thank you for your help! ok", "I want a quiet place to eat tonight."),
+        dialogue(1, "thank you for your HELP", "Something spicy, please."),
+        dialogue(2, "I want a quiet place to eat tonight"),
+    ])
+    # long sentences (> 4 words): d0 "thank you for your help", "i want a quiet place ...", d1 "thank you ...",
+    # d2 "i want a quiet place ...": each also said by another person -> 4 / 4; "ok", "Something spicy,
+    # please" are too short to count
+    own = verbatim_overlap(people, people, own_excluded=True)
+    assert (own.value, own.n) == (1.0, 4)
+    alone = seeker_dialogues([dialogue(0, "Thank you for your help!"), dialogue(1, "I would watch it again tonight")])
+    assert verbatim_overlap(alone, alone, own_excluded=True).value == 0.0  # nobody else said either
+    simulated = seeker_dialogues([dialogue(5, "Thank you for your help.", "I need a loud place to eat tonight.")])
+    figure = verbatim_overlap(simulated, people, own_excluded=False)
+    assert (figure.value, figure.n) == (0.5, 2)  # the thanks verbatim; the wish differs in two words

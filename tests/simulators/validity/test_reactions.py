@@ -79,3 +79,26 @@ def test_decisions_count_for_every_item_shown_and_the_replay_goes_on_after_an_ac
     assert pairs and all(p.simulated == "like" and p.simulated_seen == "unseen" for p in pairs)
     assert all(p.real_seen == "unseen" for p in pairs)  # the fixture's people had seen none of the suggestions
     assert reaction_figures(pairs).seen_kappa[0] == 0.0  # one label on both sides: no agreement beyond chance
+
+
+def test_crsim_validate_reactions_writes_the_seekers_and_the_reference(corpus, tmp_path, capsys):
+    import pandas as pd
+
+    from simulators.cli.validate_reactions import main
+
+    out = tmp_path / "out"
+    assert main([str(corpus), "--seeker", "target_biased", "--split", "test_data", "--out", str(out),
+                 "--set", "seeker.policy=null"]) == 0
+    printed = capsys.readouterr().out
+    rows = pd.read_csv(out / "reactions.csv").set_index("seeker")
+    assert "target_biased" in rows.index and rows.loc["target_biased", "pairs"] > 0
+    # the fixture's people like every film suggested to them: nothing for the reference to learn
+    # (tests/simulators/validity/test_predictability.py measures the reference itself)
+    assert "reference: left out, no reactions to learn from in train_data" in printed
+    assert not any(s.startswith("reference") for s in rows.index)
+    assert main([str(corpus), "--seeker", "target_biased", "--split", "train_data", "--out", str(out),
+                 "--set", "seeker.policy=null"]) == 0
+    assert "reference: left out, --split is the training split train_data" in capsys.readouterr().out
+    assert main([str(corpus), "--seeker", "target_biased", "--split", "test_data", "--out", str(out),
+                 "--set", "seeker.policy=null", "--train-split", "none"]) == 0
+    assert not any(s.startswith("reference") for s in pd.read_csv(out / "reactions.csv")["seeker"])

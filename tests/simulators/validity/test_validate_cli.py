@@ -99,3 +99,28 @@ def test_runs_with_the_same_label_stay_apart(tmp_path):
     assert distinct_labels(["gtb:a=1", "gtb:a=1", "gtf:a=1"], paths) == ["new/gtb:a=1", "old/gtb:a=1", "gtf:a=1"]
     same = [Path("/r/a/run"), Path("/s/a/run")]
     assert distinct_labels(["run", "run"], same) == ["a/run #1", "a/run #2"]
+
+
+def test_a_bank_built_from_the_compared_conversations_is_said_loudly(tmp_path, capsys):
+    from environments.acts.wordings import WordingBank, WordingSource, save_wordings
+
+    corpus = tmp_path / "redial"
+    make_tiny_catalog().save(corpus)
+    _write(corpus / "dialogues.jsonl", [_dialogue(0, ["thank you so much for your help"], "train_data"),
+                                        _dialogue(1, ["thank you so much for your help"], "test_data")])
+    bank = tmp_path / "bank.json"
+    save_wordings(WordingBank(source=WordingSource(corpus="redial", splits=["train_data"], conversations=1,
+                                                   seeker_turns=1, kept=1), wordings={}), bank)
+    run = tmp_path / "run"
+    run.mkdir()
+    _write(run / "episodes.jsonl", [_dialogue(5, ["Thank you so much for your help!"])])
+    (run / "config.yaml").write_text(f"seeker:\n  policy: auto\n  wordings: {bank}\n")
+    for split, loud in (("train_data", True), ("test_data", False), (None, True)):
+        out = tmp_path / f"out-{split}"
+        assert main([str(run), "--against", str(corpus), "--no-classifier", "--out", str(out),
+                     *(["--split", split] if split else [])]) == 0
+        err = capsys.readouterr().err
+        assert ("wording bank was built from redial's train_data" in err) is loud, (split, err)
+        frame = pd.read_csv(out / "validity.csv").set_index(["set", "figure"])
+        run_label = frame.index.get_level_values(0)[-1]
+        assert frame.loc[(run_label, "verbatim_overlap"), "value"] == 1.0
