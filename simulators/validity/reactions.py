@@ -89,25 +89,40 @@ def real_reactions(episode: Episode) -> dict[str, str]:
     return found
 
 
+class FixedRecommenderReplay:
+    """One grounded conversation with its real recommender held fixed: reset on the
+    conversation (the person's opening said), then each `say` puts a recommender turn on the
+    transcript with exactly its items the catalog has on screen, and applies the simulated
+    seeker's answer. `validate reactions` and `validate replies` both replay this way."""
+
+    def __init__(self, setup: GroundedSetup, episode: Episode, seeker: Any, seed: int = 0):
+        self.env = setup.new_episode()
+        self.seeker = seeker
+        self.state = seeker.init_state(self.env.reset(seed=seed, options={"conversation": episode.id})[Role.seeker])
+        self.known = setup.items_by_id
+        self.opening = next(i for i, t in enumerate(episode.turns) if t.role == Role.seeker and t.text.strip())
+
+    async def say(self, text: str, items: Sequence[str]) -> tuple[list[str], Any]:
+        """(the items put on screen, the seeker's action) for one recommender turn."""
+        shown = [i for i in items if i in self.known]
+        self.env.items.present(shown)  # exactly the real recommender's items: the move is held fixed
+        self.env.dialogue.append(Role.recommender, text, items_shown=shown)
+        action, self.state = await self.seeker.respond(self.env.observe(Role.seeker), self.state)
+        self.env.step(Role.seeker, action)
+        return shown, action
+
+
 async def replay_with_fixed_recommender(setup: GroundedSetup, episode: Episode, seeker: Any,
                                         seed: int = 0) -> tuple[dict[str, str], dict[str, str]]:
     """Item -> the simulated seeker's reaction, and item -> seen / unseen as it said, over the
     real recommender's turns of `episode`."""
-    env = setup.new_episode()
-    observation = env.reset(seed=seed, options={"conversation": episode.id})[Role.seeker]
-    state = seeker.init_state(observation)
-    first = next(i for i, t in enumerate(episode.turns) if t.role == Role.seeker and t.text.strip())
+    replay = FixedRecommenderReplay(setup, episode, seeker, seed)
     reactions: dict[str, str] = {}
     seen: dict[str, str] = {}
-    known = setup.items_by_id
-    for turn in episode.turns[first + 1:]:
+    for turn in episode.turns[replay.opening + 1:]:
         if turn.role != Role.recommender or not turn.text.strip():
             continue
-        shown = [i for i in turn.items_shown if i in known]
-        env.items.present(shown)  # exactly the real recommender's items: the move is held fixed
-        env.dialogue.append(Role.recommender, turn.text, items_shown=shown)
-        action, state = await seeker.respond(env.observe(Role.seeker), state)
-        env.step(Role.seeker, action)
+        shown, action = await replay.say(turn.text, turn.items_shown)
         views, seen_now = decided(action)
         reactions.update(views)
         seen.update(seen_now)

@@ -23,6 +23,7 @@ from typing import Any
 
 from environments.models import Episode, Role, TerminationReason, Turn
 from environments.single_target.grounded import GroundedSetup
+from simulators.validity.reactions import FixedRecommenderReplay
 
 
 def recommender_groups(episode: Episode, start: int) -> list[tuple[list[Turn], list[Turn]]]:
@@ -41,25 +42,18 @@ def recommender_groups(episode: Episode, start: int) -> list[tuple[list[Turn], l
 
 async def replay_replies(setup: GroundedSetup, episode: Episode, seeker: Any, seed: int = 0) -> tuple[Episode, Episode]:
     """(people, simulated) for one conversation (see the module docstring)."""
-    env = setup.new_episode()
-    observation = env.reset(seed=seed, options={"conversation": episode.id})[Role.seeker]
-    state = seeker.init_state(observation)
-    first = next(i for i, t in enumerate(episode.turns) if t.role == Role.seeker and t.text.strip())
+    replay = FixedRecommenderReplay(setup, episode, seeker, seed)
+    first = replay.opening
     opening = [t.model_copy(update={"metadata": {**t.metadata, "opening": True}}) for t in episode.turns[:first + 1]]
     people: list[Turn] = list(opening)
     simulated: list[Turn] = list(opening)
-    known = setup.items_by_id
     accepted = False
     for recommender, replies in recommender_groups(episode, first + 1):
         people += [*recommender, *replies]
         text = " ".join(t.text.strip() for t in recommender if t.text.strip())
         if not text:
             continue
-        shown = list(dict.fromkeys(i for t in recommender for i in t.items_shown if i in known))
-        env.items.present(shown)
-        env.dialogue.append(Role.recommender, text, items_shown=shown)
-        action, state = await seeker.respond(env.observe(Role.seeker), state)
-        env.step(Role.seeker, action)
+        shown, action = await replay.say(text, list(dict.fromkeys(i for t in recommender for i in t.items_shown)))
         said = Turn(index=0, role=Role.recommender, text=text, items_shown=shown)
         feedback = dict(action.feedback) or ({i: "like" for i in shown} if action.accept else {})  # as reactions count it
         simulated += [said, Turn(index=0, role=Role.seeker, text=action.text, feedback=feedback)]
