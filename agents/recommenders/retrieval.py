@@ -122,7 +122,8 @@ def retrieval_recommender(name: str, catalog: Catalog, scorer: Scorer, llm: Any 
                           cache_dir: str | None = None) -> GraphAgent[RetrievalContext]:
     """The retrieve → clarify agent; `review_aspects` mined aspects join the attributes (0: none)."""
     mined = mined_aspects(catalog, review_aspects, embedding_model, cache_dir)
-    context = RetrievalContext(catalog, scorer, ClarifyStep(llm, "recommender"), question_pool, mined,
+    context = RetrievalContext(catalog, scorer, ClarifyStep(llm, "recommender", catalog_items=catalog.items),
+                               question_pool, mined,
                                ItemAnswerStep(llm, "recommender"))
     return GraphAgent(Role.recommender, build_graph(name), context, memory_keys=("asked_aspects",),
                       resume=asked_in)

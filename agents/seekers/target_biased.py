@@ -216,6 +216,7 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
         item_noun=obs.item_noun, target_title=profile.title, open_question=open_question, seed=obs.episode_seed,
         liked=[t for t in profile.liked if talk.speakable(t)], shown=[card.title for card in obs.shown],
         may_not_know=policy is None or bool(last.metadata.get("opening")),
+        examples=people_examples(context.wordings, obs) if not offline else (),
     ))
     if offline:  # a language model is given the kind among its facts and says it its own way
         result = with_kind(result, state["facts"], stated, open_question, obs.episode_seed)
@@ -235,6 +236,15 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
         log_decisions(reply, decided_views(obs, [(i, c) for i, c in enumerate(obs.shown) if c.id not in reacted],
                                            policy))
     return {"action": reply, "stated": stated + keys, "reacted": reacted}
+
+
+def people_examples(bank: WordingBank | None, obs: SeekerObservation) -> list[str]:
+    """A few preferences people stated in the bank's corpus, for a language model's tone; only
+    when that corpus is about the same kind of item: ReDial's film talk shown to the
+    restaurant seeker came back as "I'm looking for Indian food to watch"."""
+    if bank is None or bank.item_noun.lower() != obs.item_noun.lower():
+        return []
+    return bank.examples("preference", seed_keys=(obs.episode_seed, len(obs.dialogue)))
 
 
 _NOTHING_LEFT_TYPED = frozenset(line.rstrip(".").lower() for line in NOTHING_LEFT)

@@ -174,7 +174,8 @@ class WordingBank(BaseModel):
         `attributes`: also wordings that state a taste of their own ("something scary").
         `slotted`: only wordings with a slot ("I like {kinds}", not "Any good movie ideas?").
         `replying_to`: the recommender's last words, which chit-chat and closings answer
-        (see the module docstring). `liking`: True, only wordings that like what they name
+        (see the module docstring); any other act opens with a greeting only when they do.
+        `liking`: True, only wordings that like what they name
         ("I love {kinds}"), False only those that turn it down ("I don't like {kind}.").
         In `react` and `ask_shown`, a `{kind}` is the shown item's ("is it a {kind}?"); in
         `preference`, what the seeker wants.
@@ -188,6 +189,8 @@ class WordingBank(BaseModel):
         weights: Sequence[float] = []
         if family in ANSWERING_FAMILIES and replying_to is not None:
             options, weights = self._answering(options, replying_to)
+        elif replying_to and not GREETING.match(replying_to):  # "Hello I am looking for {kinds}" mid-talk
+            options = [w for w in options if not GREETING.match(w.text)] or options
         if not weights:
             said = sum(w.count for w in options) or 1
             weights = [w.after.get(after, 0) + CONTEXT_PRIOR * w.count / said if after is not None else w.count
@@ -201,6 +204,15 @@ class WordingBank(BaseModel):
             if point < 0:
                 return fill(wording.text, title=title, kind=kind, noun=self.item_noun)
         return fill(options[-1].text, title=title, kind=kind, noun=self.item_noun)  # rounding at the very end
+
+    def examples(self, family: str, *, seed_keys: Sequence[object], n: int = 3) -> list[str]:
+        """`n` different wordings of `family` as people wrote them, a kind slot shown as "…",
+        none naming a title, greeting or stating a taste of its own: for a language model's
+        prompt, the length and tone of the corpus's people rather than words to copy. The
+        choice depends on `seed_keys` alone."""
+        options = [w.text for w in self.candidates(family, kind="…") if not GREETING.match(w.text)]
+        options.sort(key=lambda text: zlib.crc32("\x1f".join(map(str, (*seed_keys, text))).encode()))
+        return [re.sub(r"\{(kinds?|Kinds?)\}", "…", text) for text in options[:n]]
 
     def _closest(self, options: Sequence[Wording], replying_to: str) -> list[tuple[float, Wording]]:
         """(similarity, wording) of the `NEAREST` wordings that answered a turn like `replying_to`."""

@@ -178,7 +178,7 @@ async def respond(state: CragState, runtime: Runtime[CragContext]) -> dict[str, 
                                                        tuple(ctx.catalog.aspects), named=named))
         question, aspect = clarified.question, clarified.aspect
         asked += [aspect] if aspect else []
-    metadata = {"aspect": aspect, "positives": [ids[p] for p in state["anchors"]],
+    metadata = {"aspect": aspect, "asked": question, "positives": [ids[p] for p in state["anchors"]],
                 "inferred": state.get("inferred", False), "retrieved": [ids[p] for p in state.get("retrieved", [])],
                 "kept": [ids[p] for p in state.get("kept", [])],
                 "generated": [ids[p] for p in state.get("generated", [])]}

@@ -28,17 +28,27 @@ FEEDBACK_ATTITUDE = {"like": 1, "dislike": -1}
 Linked = tuple[tuple[int, int], ...]  # (catalog position, attitude) per mention of one turn
 
 
+def own_words(turn: Turn) -> str:
+    """A turn's text without the clarifying question CRAG asked in it (`asked` in its own
+    metadata): the question's offered values are no mention of an item, yet titles match
+    them ("Any favourite genre? Comedy, action?" linked the film "Comedy"; "Is there anything
+    else that matters to you?" linked "Anything Else")."""
+    asked = turn.metadata.get("asked") if turn.role == Role.recommender else None
+    return turn.text.replace(asked, " ") if asked else turn.text
+
+
 async def link_turn(ctx: CragContext, turn: Turn) -> Linked:
     """The catalog items one turn mentions, with attitudes (text, then feedback on shown items)."""
     found: list[tuple[int, int]] = []
-    if turn.text.strip():
-        extracted = await ctx.extract.run(ExtractInput(turn.text, str(turn.role), ctx.catalog.item_noun))
+    text = own_words(turn)
+    if text.strip():
+        extracted = await ctx.extract.run(ExtractInput(text, str(turn.role), ctx.catalog.item_noun))
         matches = [ctx.linker.candidates(m.name) for m in extracted.mentions]
         disagreements = [c for c in matches if not c.agree and (c.fuzzy or c.bm25)]
         decided: dict[str, str] = {}
         if disagreements:
             decisions = await ctx.reflect_links.run(ReflectLinksInput(
-                turn.text, disagreements, [i.title for i in ctx.catalog.items], ctx.catalog.item_noun))
+                text, disagreements, [i.title for i in ctx.catalog.items], ctx.catalog.item_noun))
             decided = {d.name: d.method for d, c in zip(decisions.decisions, disagreements)}
         for mention, match in zip(extracted.mentions, matches):
             if match.agree:

@@ -65,7 +65,8 @@ def build(catalog: Catalog, llm: Any | None = None, *, unit: str = "snippet", ex
                                validator=validator, threshold=threshold, kappa=kappa,  # type: ignore[arg-type]
                                question_pool=question_pool)
     context = SnipRecContext(catalog, index, settings, QuerySnippetStep(llm, "recommender"),
-                             ExpandStep(llm, "recommender"), ClarifyStep(llm, "recommender"), question_pool, mined,
+                             ExpandStep(llm, "recommender"),
+                             ClarifyStep(llm, "recommender", catalog_items=catalog.items), question_pool, mined,
                              ItemAnswerStep(llm, "recommender"))
     return GraphAgent(Role.recommender, build_graph(name), context,
                       memory_keys=("snippet_scores", "read_turns", "intents", "asked_aspects"), resume=asked_in)

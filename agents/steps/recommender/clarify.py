@@ -10,8 +10,19 @@ it says something about times the entropy of what it says about them: an attribu
 items lack, or a mined aspect few reviews describe, helps little however varied its
 values, and what the best-ranked candidates say counts most.
 Aspects already asked are not asked again, nor one the seeker has already talked about
-(its name, or one of a mined aspect's terms, is in what the seeker said), nor a mined
-aspect that repeats an attribute.
+(its name, one of its values, or one of a mined aspect's terms, is in what the seeker
+said), nor one an answered attribute settles (the state once the city is known), nor a
+mined aspect that repeats an attribute.
+
+Questions read like the ones people ask each other. An attribute question offers two of
+the candidates' values ("What genre do you like? Comedy? Horror?", as ReDial's
+recommenders did), and an attribute whose values few candidates share (a film's writer)
+weighs less: nobody asks for a film by its writer before knowing the film, and of the
+1,132 questions ReDial's recommenders asked in its training conversations, 226 named a
+kind or genre, at most 12 an actor, 2 a director, none a writer. With nothing left to ask, the recommender asks an
+open question once and then what the seeker makes of what it shows ("Have you seen any of
+these?"; "have you seen ...?" is the question ReDial's recommenders asked most), not
+"anything else?" every turn.
 """
 
 from __future__ import annotations
@@ -28,16 +39,23 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from agents.steps.base import LanguageStep
-from agents.steps.text import display_name, normalised, pick, render_dialogue, said_before
+from agents.steps.text import display_name, fill_form, normalised, pick, render_dialogue, said_before
 from environments.models import Item, Role, Turn
-from environments.search.aspect_text import tokens
+from environments.search.aspect_text import non_content_words, tokens
 from environments.search.aspects import AspectVocabulary
 
 QUESTION_FORMS = (
     "What {aspect} are you looking for?",
     "Do you have a preference for the {aspect}?",
-    "Which {aspect} would suit you best?",
-    "How about the {aspect}: anything in particular?",
+    "Any {aspect} in mind?",
+    "What {aspect} do you like?",
+)
+# Two of the candidates' values, most often as people offer them: after the question.
+QUESTION_FORMS_WITH_VALUES = (
+    "What {aspect} do you like? {First}? {Second}?",
+    "Any {aspect} in mind, like {first} or {second}?",
+    "Any favourite {aspect}? {First}, {second}?",
+    "Do you have a preference for the {aspect}, say {first} or {second}?",
 )
 # Mined aspects are nouns reviewers use ("smell", "battery life", "servers"): no article.
 MINED_FORMS = (
@@ -52,7 +70,15 @@ MINED_FORMS_WITH_VALUES = (
     "When it comes to {aspect}, are you after something {first}, {second}, or something else?",
 )
 OPEN_QUESTION = "Is there anything else that matters to you?"
+# Once the open question was asked: what the seeker makes of what is shown, without naming it
+# (a title in the recommender's words is a mention to CRAG's linker, and a mentioned item is
+# not recommended again: "Have you seen Heat?" took Heat off CRAG's list).
+SHOWN_FORMS = ("Do any of these look good?", "Anything here you like?", "How do these look?")
+SEEN_FORMS = ("Have you seen any of these?", "Do any of these sound good?", "Seen any of these?")
+WATCHED_NOUNS = frozenset({"movie", "movies", "film", "films", "show", "shows", "series"})
 MISSING = "<none>"
+# Values that cannot show which attribute the seeker talked about ("yes", "no", "4").
+_UNINFORMATIVE_VALUE_WORDS = frozenset({"yes", "no", "true", "false", "none", "other"})
 
 
 class ClarifyingQuestion(BaseModel):
@@ -151,6 +177,36 @@ def _term_words(term: str) -> frozenset[str]:
     return frozenset(tokens(term))
 
 
+def _stem(word: str) -> str:
+    """"comedies" -> "comedy", "thrillers" -> "thriller": a value said in the plural still counts."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+@cache
+def _value_words(value: str) -> frozenset[str]:
+    """A value's words, stemmed; empty when none could show the attribute ("yes", "4", "the")."""
+    words = [w for w in tokens(value) if re.fullmatch(r"[a-z][a-z'-]*", w)]
+    if all(w in non_content_words() or w in _UNINFORMATIVE_VALUE_WORDS for w in words):
+        return frozenset()
+    return frozenset(_stem(w) for w in words)
+
+
+def shared_share(spoken: Sequence[tuple[tuple[str, ...], float]]) -> float:
+    """The share of the candidates' mass with a value another candidate has too. A value
+    only one candidate has (a film's writer) is one no seeker brings to the conversation:
+    they learn it with the item. Aspects with no shared value at all are still ranked by
+    the plain split score (a pool of two can share nothing)."""
+    counts = Counter(v for values, _ in spoken for v in set(values))
+    mass = sum(m for _, m in spoken)
+    if mass <= 0:
+        return 0.0
+    return sum(m for values, m in spoken if any(counts[v] > 1 for v in values)) / mass
+
+
 def repeats_attribute(mined: str, attributes: Sequence[str]) -> bool:
     """Whether a mined aspect names an attribute ("prices" vs "price_range"): same word stem."""
     return _repeats_attribute(mined, tuple(attributes))
@@ -198,8 +254,12 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
     output_model = ClarifyingQuestion
 
     def __init__(self, llm: object | None = None, role: str = "recommender", *, rank_decay: float = 0.5,
-                 reviews_read: int = 10):
+                 reviews_read: int = 10, catalog_items: Sequence[Item] = ()):
         super().__init__(llm, role)
+        # The catalog's items, for every value an attribute can take: the seeker's "horror" answers
+        # the genre though none of the current candidates is a horror film (indexed on first use).
+        self._catalog_items = catalog_items
+        self._catalog_values: dict[str, dict[str, list[frozenset[str]]]] | None = None
         self.rank_decay = rank_decay  # candidate at rank r weighs 1 / r**rank_decay
         self.reviews_read = reviews_read  # how many of an item's reviews a person is assumed to know
         # Items are immutable during a run; normalising their values once keeps this step
@@ -207,45 +267,143 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
         self._values: dict[str, dict[str, tuple[str, ...]]] = {}  # aspect -> item id -> values
         self._mined: dict[int, tuple[AspectVocabulary, dict[str, list[tuple[str, tuple[str, ...], float]]]]] = {}
 
+    def _item_values(self, item: Item, aspect: str) -> tuple[str, ...]:
+        table = self._values.setdefault(aspect, {})
+        values = table.get(item.id)
+        if values is None:
+            values = table[item.id] = normalized_values(item, aspect)
+        return values
+
     def _spoken_values(self, candidates: Sequence[Item], aspect: str, weights: Sequence[float]
                        ) -> list[tuple[tuple[str, ...], float]]:
         """(values, weight) of the candidates that have the attribute, in rank order."""
-        table = self._values.setdefault(aspect, {})
         spoken = []
         for item, weight in zip(candidates, weights):
-            values = table.get(item.id)
-            if values is None:
-                values = table[item.id] = normalized_values(item, aspect)
+            values = self._item_values(item, aspect)
             if values and values != (MISSING,):
                 spoken.append((values, weight))
         return spoken
 
-    def offline(self, inputs: ClarifyInput) -> ClarifyingQuestion:
+    def _answered(self, candidates: Sequence[Item], aspect: str, said: set[str]) -> bool:
+        """Whether the seeker named a value of the attribute, one of the candidates' or any in
+        the catalog ("horror" answers the genre, "comedies" too)."""
+        for item in candidates:
+            for value in self._item_values(item, aspect):
+                words = _value_words(value)
+                if words and words <= said:
+                    return True
+        index = self._value_index().get(aspect, {})
+        return any(words <= said for word in said for words in index.get(word, ()))
+
+    def _value_index(self) -> dict[str, dict[str, list[frozenset[str]]]]:
+        """Attribute -> a word -> the catalog's values (as word sets) filed under that word, each
+        value under one of its words: a value is named only if all its words are said, so
+        looking up each said word finds it."""
+        if self._catalog_values is None:
+            index: dict[str, dict[str, set[frozenset[str]]]] = {}
+            for item in self._catalog_items:
+                for aspect, raw in item.attributes.items():
+                    for value in raw if isinstance(raw, list) else [raw]:
+                        words = _value_words(str(value).lower()) if value is not None else frozenset()
+                        if words:
+                            index.setdefault(aspect, {}).setdefault(min(words), set()).add(words)
+            self._catalog_values = {a: {w: sorted(v, key=sorted) for w, v in by.items()} for a, by in index.items()}
+        return self._catalog_values
+
+    def _settled_by(self, candidates: Sequence[Item], aspect: str, known: Sequence[str]) -> bool:
+        """Whether an attribute already asked or answered fixes this one among the candidates
+        (the state once the city is known): the candidates sharing a value of the known
+        attribute, at least half of those that have both, have one value of this per group."""
+        for other in known:
+            if other == aspect:
+                continue
+            groups: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+            for item in candidates:
+                key, values = self._item_values(item, other), self._item_values(item, aspect)
+                if key != (MISSING,) and values != (MISSING,):
+                    groups.setdefault(key, set()).add(values)
+            sizes = Counter(self._item_values(item, other) for item in candidates)
+            both = sum(sizes[key] for key in groups)
+            grouped = [key for key in groups if sizes[key] > 1]
+            if grouped and all(len(groups[key]) == 1 for key in grouped) and 2 * sum(sizes[k] for k in grouped) >= both:
+                return True
+        return False
+
+    @staticmethod
+    def _options(candidates: Sequence[Item], aspect: str, weights: Sequence[float]) -> tuple[str, str] | None:
+        """The two values most of the (rank-weighted) candidates have, in the catalog's own
+        spelling, when at least two values are each shared by two candidates or more."""
+        mass: Counter[str] = Counter()
+        seen: Counter[str] = Counter()
+        spelling: dict[str, str] = {}
+        for item, weight in zip(candidates, weights):
+            raw = item.attributes.get(aspect)
+            for value in raw if isinstance(raw, list) else [raw] if raw is not None else []:
+                key = str(value).lower()
+                if _value_words(key):
+                    mass[key] += weight
+                    seen[key] += 1
+                    spelling.setdefault(key, str(value))
+        shared = [key for key, _ in mass.most_common() if seen[key] > 1]
+        return (spelling[shared[0]], spelling[shared[1]]) if len(shared) > 1 else None
+
+    def _open_attributes(self, inputs: ClarifyInput) -> tuple[set[str], set[str], list[str], list[str]]:
+        """(asked, words the seeker said, every attribute, the attributes still open): not
+        asked, not named or answered by the seeker, not settled by a known attribute."""
         asked = {a for a in inputs.asked_aspects if a}
         said = set(tokens(" ".join(t.text for t in inputs.dialogue if t.role == Role.seeker)))
+        said_stems = {_stem(word) for word in said}
         attributes = list(inputs.aspects) or sorted({k for item in inputs.candidates for k in item.attributes})
+        answered = [a for a in attributes if a not in asked and self._answered(inputs.candidates, a, said_stems)]
+        known = [a for a in attributes if a in asked] + answered
+        open_attributes = [a for a in attributes
+                           if not (a in asked or a in answered or _talked_about([display_name(a)], said)
+                                   or self._settled_by(inputs.candidates, a, known))]
+        return asked, said, attributes, open_attributes
+
+    def offline(self, inputs: ClarifyInput) -> ClarifyingQuestion:
+        asked, said, attributes, open_attributes = self._open_attributes(inputs)
         weights = rank_weights(len(inputs.candidates), self.rank_decay)
         total = sum(weights)
-        best, best_score, best_values = None, 1e-9, []
-        for aspect in attributes:
-            if aspect not in asked and not _talked_about([display_name(aspect)], said):
-                score = _sparse_split_score(self._spoken_values(inputs.candidates, aspect, weights), total)
-                if score > best_score:
-                    best, best_score, best_values = aspect, score, []
+        best, best_score, best_values = None, (0.0, 1e-9), []
+        for aspect in open_attributes:
+            spoken = self._spoken_values(inputs.candidates, aspect, weights)
+            plain = _sparse_split_score(spoken, total)
+            score = (plain * shared_share(spoken), plain)
+            if score > best_score:
+                best, best_score, best_values = aspect, score, []
         for name, spoken in self._mined_options(inputs, asked | set(attributes), attributes, said, weights):
-            score = _sparse_split_score(spoken, total)
+            plain = _sparse_split_score(spoken, total)
+            score = (plain * shared_share(spoken), plain)
             if score > best_score:
                 best, best_score, best_values = name, score, [values for values, _ in spoken]
         if best is None:
             topic = self._open_topic(inputs, asked | set(attributes), attributes, said)
-            if topic is None:
-                return ClarifyingQuestion(question=OPEN_QUESTION, aspect=None)
-            return ClarifyingQuestion(question=pick(MINED_FORMS, topic, inputs.turn).format(aspect=topic), aspect=topic)
+            if topic is not None:
+                return ClarifyingQuestion(question=pick(MINED_FORMS, topic, inputs.turn).format(aspect=topic),
+                                          aspect=topic)
+            return ClarifyingQuestion(question=self._last_question(inputs), aspect=None)
         if best in attributes:
-            form = pick(QUESTION_FORMS, best, inputs.turn)
-            return ClarifyingQuestion(question=form.format(aspect=display_name(best)), aspect=best)
+            options = self._options(inputs.candidates, best, weights)
+            if options is None:
+                form = pick(QUESTION_FORMS, best, inputs.turn)
+                return ClarifyingQuestion(question=form.format(aspect=display_name(best)), aspect=best)
+            form = pick(QUESTION_FORMS_WITH_VALUES, best, inputs.turn)
+            question = fill_form(form, aspect=display_name(best), first=options[0], second=options[1])
+            return ClarifyingQuestion(question=question, aspect=best)
         pairs = inputs.mined.aspect(best).alternatives if inputs.mined is not None else ()
         return ClarifyingQuestion(question=mined_question(best, best_values, inputs.turn, pairs), aspect=best)
+
+    @staticmethod
+    def _last_question(inputs: ClarifyInput) -> str:
+        """The open question, once; then what the seeker thinks of what is shown, not in the
+        words the recommender used last turn."""
+        if not said_before(OPEN_QUESTION, inputs.dialogue, Role.recommender):
+            return OPEN_QUESTION
+        forms = SEEN_FORMS if inputs.item_noun.lower() in WATCHED_NOUNS else SHOWN_FORMS
+        last = next((t.text for t in reversed(inputs.dialogue) if t.role == Role.recommender), "")
+        fresh = [form for form in forms if normalised(form) not in normalised(last)]
+        return pick(fresh or forms, inputs.turn)
 
     def _mined_options(self, inputs: ClarifyInput, excluded: set[str], attributes: Sequence[str], said: set[str],
                        weights: Sequence[float]) -> list[tuple[str, list[tuple[tuple[str, ...], float]]]]:
@@ -302,12 +460,10 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
 
     def askable(self, inputs: ClarifyInput) -> tuple[list[str], list[str]]:
         """(attributes, mined topics) the recommender may still ask about: the offline step's
-        rules (not asked yet, not already talked about by the seeker, a topic not repeating
-        an attribute), so the model chooses among what the offline step would weigh."""
-        asked = {a for a in inputs.asked_aspects if a}
-        said = set(tokens(" ".join(t.text for t in inputs.dialogue if t.role == Role.seeker)))
-        attributes = list(inputs.aspects) or sorted({k for item in inputs.candidates for k in item.attributes})
-        open_attributes = [a for a in attributes if a not in asked and not _talked_about([display_name(a)], said)]
+        rules (not asked yet, not already talked about or answered by the seeker, not settled
+        by a known attribute, a topic not repeating an attribute), so the model chooses among
+        what the offline step would weigh."""
+        asked, said, attributes, open_attributes = self._open_attributes(inputs)
         excluded = asked | set(attributes)
         topics = [a.name for a in (inputs.mined.aspects if inputs.mined is not None else ())
                   if not (a.name in excluded or repeats_attribute(a.name, attributes) or _talked_about(a.terms, said))]

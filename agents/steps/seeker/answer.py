@@ -18,7 +18,14 @@ paraphrased review facts. Offline, each turn:
   private metadata, which the evaluator and the fidelity report check against the truth.
 
 Randomness comes from the episode seed and the turn, so the same seed gives the same
-conversation. The LLM path gets the facts as a list and the same instructions.
+conversation.
+
+The LLM path words the same choice: the offline turn decides what is said (at most
+`LLM_WISHES` facts), the model is given only those, with a few messages people wrote in a
+corpus's training dialogues for their tone and length, and a reply that lists more wishes
+or runs long is refused. Given every fact and left to choose, Qwen2.5-1.5B recited its
+whole profile in its first message (21 words a turn). A turn with nothing to state
+(unsure, nothing left) is the offline one: there is nothing for a model to word.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel, Field
 
-from agents.steps.base import LanguageStep
+from agents.steps.base import LanguageStep, note_step_inputs
 from agents.steps.text import normalised, pick, render_dialogue
 from environments.models import Role, Turn
 
@@ -105,6 +112,14 @@ REPEATED_REPLY = "the reply repeats a message you already sent; answer the lates
 # A chat message, not an essay: with a grammar from the schema a model cannot run past it
 # (a 1.5B model repeating one sentence until its token cap cut the JSON off).
 MAX_REPLY_CHARS = 200
+LLM_WISHES = 2  # facts a model is given to say in one turn (people state one or two)
+MAX_REPLY_WORDS = 20  # a longer model reply is refused (the prompt asks for 3 to 12 words)
+TOO_MANY_WISHES = "you listed {n} wishes; say at most {most}: only what is under 'Say now'"
+TOO_LONG = "that is {n} words; a chat message of at most 12 words"
+# Where a list goes on: two of these in one reply join three things or more ("a budget-friendly
+# Indian restaurant in the city center with a set menu and rustic ambiance"), whether or not
+# `facts_said` can read each one off its words.
+LIST_JOINTS = re.compile(r",|\b(?:and|with|or|plus)\b", re.IGNORECASE)
 
 
 def new_sentences(reply: str, sent: Sequence[str]) -> str:
@@ -159,6 +174,7 @@ class AnswerInput:
     # False when a policy fitted on people has already chosen to state a preference: the
     # `dont_know_rate` draw then only adds crsim's own "Hmm, I'm not sure" on top of it
     may_not_know: bool = True
+    examples: Sequence[str] = ()  # messages people wrote for this act (their tone, for a language model)
 
 
 class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
@@ -167,14 +183,35 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
     output_model = SeekerAnswer
     llm_output_model = SeekerReplyText
 
+    async def run(self, inputs: AnswerInput) -> SeekerAnswer:
+        """A turn the offline plan states nothing in is not given to a model (see the module)."""
+        if self.llm is not None and not self.plan(inputs):
+            note_step_inputs(self, inputs)
+            return self.offline(inputs)
+        return await super().run(inputs)
+
+    def plan(self, inputs: AnswerInput) -> list[Fact]:
+        """The facts this turn states, as the offline turn chooses them, at most `LLM_WISHES`."""
+        keys = self.offline(inputs).fact_keys
+        by_key = {fact.key: fact for fact in inputs.facts}
+        return [by_key[key] for key in keys if key in by_key][:LLM_WISHES]
+
     def check(self, output: BaseModel, inputs: AnswerInput) -> str | None:
         """A person does not send a message twice; Qwen2.5-1.5B copied its first reply into the
         next turns whatever the prompt said (three prompt wordings tried). A reply that adds
-        something new after the copy is kept without the copy (`accept`)."""
+        something new after the copy is kept without the copy (`accept`). A reply that lists
+        more than `LLM_WISHES` wishes (said before or not: the model re-listed four it had
+        said; read off its facts, or counted by `LIST_JOINTS`), or runs past
+        `MAX_REPLY_WORDS`, is refused: people say one or two things a turn."""
         reply = getattr(output, "answer", "")
-        if reply.strip() and len(normalised(new_sentences(reply, self._sent(inputs))).split()) < 3:
+        new = new_sentences(reply, self._sent(inputs))
+        if reply.strip() and len(normalised(new).split()) < 3:
             return REPEATED_REPLY
-        return None
+        words = len(normalised(new).split())
+        if words > MAX_REPLY_WORDS:
+            return TOO_LONG.format(n=words)
+        wishes = max(len(facts_said(new, inputs.facts)), len(LIST_JOINTS.findall(new)) + 1)
+        return TOO_MANY_WISHES.format(n=wishes, most=LLM_WISHES) if wishes > LLM_WISHES else None
 
     @staticmethod
     def _sent(inputs: AnswerInput) -> list[str]:
@@ -282,7 +319,8 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
     def prompt_variables(self, inputs: AnswerInput) -> dict[str, object]:
         return {
             "item_noun": inputs.item_noun,
-            "facts": "\n".join(f"- {f.match_text}" for f in inputs.facts) or "(nothing)",
+            "say_now": "\n".join(f"- {f.match_text}" for f in self.plan(inputs)) or "(nothing)",
+            "examples": "\n".join(f"- {text}" for text in inputs.examples) or "(none)",
             "stated": "\n".join(f"- {f.match_text}" for f in inputs.facts if f.key in inputs.stated) or "(nothing yet)",
             "dialogue": render_dialogue(inputs.dialogue),
             "question": inputs.question,

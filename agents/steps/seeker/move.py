@@ -6,7 +6,10 @@ Which move a turn makes, and about which item, the seeker decides by rule at the
 people show (`agents.seekers.target_biased.talk_move`); the model only words it. Left to
 choose for itself in one prompt, Qwen2.5-1.5B never reacted to a shown item in 30 grounded
 ReDial episodes and restated its opening wish turn after turn (63% of its turns were
-refused as repeats and worded offline); people react in a third of their turns.
+refused as repeats and worded offline); people react in a third of their turns. A message
+past `MAX_REPLY_WORDS` is refused too: told to say a shown place was not it, the model wrote
+32 words ("I'm sorry, but Cellar on Orchard Row doesn't quite fit the description you
+provided. I'm looking for ...").
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep
-from agents.steps.text import mentions, render_dialogue, said_before
+from agents.steps.seeker.answer import MAX_REPLY_WORDS, TOO_LONG
+from agents.steps.text import mentions, normalised, render_dialogue, said_before
 from environments.models import Role, Turn
 
 
@@ -69,7 +73,7 @@ class SeekerMoveStep(LanguageStep[MoveInput, SeekerLine]):
 
     def check(self, output: BaseModel, inputs: MoveInput) -> str | None:
         """A message the seeker already sent, one in the recommender's voice, one that does not
-        say which item it is about, or one naming the seeker's own target, is refused."""
+        say which item it is about, one naming the seeker's own target, or a long one, is refused."""
         text = getattr(output, "text", "")
         if said_before(text, inputs.dialogue, Role.seeker):
             return "you sent this before; say something new"
@@ -80,4 +84,5 @@ class SeekerMoveStep(LanguageStep[MoveInput, SeekerLine]):
             return f"your message must say which item it is about: {' or '.join(repr(r) for r in inputs.refs)}"
         if inputs.target_title.strip() and mentions(text, inputs.target_title):
             return f"never name {inputs.target_title}"
-        return None
+        words = len(normalised(text).split())
+        return TOO_LONG.format(n=words) if words > MAX_REPLY_WORDS else None

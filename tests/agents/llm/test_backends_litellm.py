@@ -43,7 +43,7 @@ def test_full_episode_runs_every_step_through_litellm(openai_stub, tiny_catalog,
     episode = outcome.episode
     assert episode.termination is TerminationReason.max_turns and episode.error is None
     assert len(episode.llm_calls) == 5 and all(c.ok for c in episode.llm_calls)
-    assert hash_encoder.calls == 0 and openai_stub.count == 5
+    assert openai_stub.count == 5
     texts = {t.role: t.text for t in episode.turns[1:3]}
     assert texts[Role.seeker] == SCRIPTED["seeker_answer"]["answer"]
     assert texts[Role.recommender] == SCRIPTED["clarify_question"]["question"]

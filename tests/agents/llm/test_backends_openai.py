@@ -75,7 +75,8 @@ def test_full_episode_runs_every_step_through_the_server(openai_stub, tiny_catal
     assert episode.termination is TerminationReason.max_turns and episode.error is None
     steps = [c.step for c in episode.llm_calls]
     assert sorted(set(steps)) == sorted(SINGLE_TARGET_STEPS) and len(steps) == 5
-    assert all(c.ok for c in episode.llm_calls) and hash_encoder.calls == 0  # no offline fallback
+    # no offline fallback (the encoder may run: the seeker plans what to say offline, the model words it)
+    assert all(c.ok for c in episode.llm_calls)
     assert openai_stub.count == len(steps)
     texts = {t.role: t.text for t in episode.turns[1:3]}
     assert texts[Role.seeker] == SCRIPTED["seeker_answer"]["answer"]

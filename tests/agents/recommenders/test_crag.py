@@ -160,3 +160,16 @@ def test_crag_runs_an_interactive_single_target_episode(tmp_path):
     assert episode.error is None and len(episode.evaluations) == 2
     moves = [t for t in episode.turns if t.role == "recommender" and not t.metadata.get("opening")]
     assert moves[-1].metadata["positives"] == ["i04"] and moves[-1].text  # linked, and a question was asked
+
+
+def test_the_clarifying_question_crag_asked_is_not_read_for_mentions():
+    from agents.recommenders.crag.mentions import own_words
+    from environments.models import Role, Turn
+
+    asked = "Any favourite genre? Comedy, action?"
+    turn = Turn(index=2, role=Role.recommender, text=f"Have you seen Heat? {asked}", metadata={"asked": asked})
+    assert own_words(turn).strip() == "Have you seen Heat?"  # the film it names is still read
+    person = Turn(index=3, role=Role.recommender, text=f"Have you seen Heat? {asked}")  # a person's turn: all of it
+    assert own_words(person) == person.text
+    seeker = Turn(index=4, role=Role.seeker, text="Comedy, action?", metadata={"asked": "Comedy, action?"})
+    assert own_words(seeker) == seeker.text

@@ -211,3 +211,16 @@ def test_after_asking_it_sometimes_takes_in_the_answer():
                                TalkRates()))
     acks = [m.reply for m in moves if m is not None and m.reply.metadata["move"] == "acknowledge"]
     assert 25 <= len(acks) <= 75 and all(len(m.text.split()) <= 4 and not m.feedback for m in acks)
+
+
+def test_a_language_model_sees_people_s_wordings_only_from_a_corpus_of_its_own_kind_of_item():
+    from types import SimpleNamespace
+
+    from agents.seekers.decisions import load_bank
+    from agents.seekers.target_biased import people_examples
+
+    bank = load_bank("auto")
+    films = people_examples(bank, SimpleNamespace(item_noun="movies", episode_seed=3, dialogue=[1, 2]))
+    assert len(films) == 3 and all("{" not in text for text in films)
+    assert people_examples(bank, SimpleNamespace(item_noun="restaurants", episode_seed=3, dialogue=[1, 2])) == []
+    assert people_examples(None, SimpleNamespace(item_noun="movies", episode_seed=3, dialogue=[])) == []

@@ -111,7 +111,7 @@ async def test_skips_what_the_seeker_already_said_and_mined_twins_of_attributes(
         "patio": {i.id: [v] for i, v in zip(items, ["sunny", "shady", "heated", "sunny"])},
     })
     said = [Turn(index=0, role=Role.recommender, text="Hello?"),
-            Turn(index=1, role=Role.seeker, text="Something cheap, with a nice patio.")]
+            Turn(index=1, role=Role.seeker, text="Somewhere with a nice patio.")]
     out = await ClarifyStep().run(ClarifyInput(said, items, [], "restaurants", 1, ("price_range",), mined))
     assert out.aspect == "price_range"  # "patio" was already talked about
     out = await ClarifyStep().run(ClarifyInput(said, items, ["price_range"], "restaurants", 2, ("price_range",),
@@ -186,13 +186,13 @@ def test_the_model_may_only_name_an_aspect_still_open():
     step = ClarifyStep()
     inputs = ClarifyInput(said, items, ["cuisine"], "restaurants", 2, ("cuisine", "price_range", "noise"), mined)
     model = step.answer_model(inputs)
-    # cuisine was asked; the seeker's "quiet" is a value, not the aspect's name, so noise stays open
-    assert model.model_json_schema()["properties"]["aspect"]["anyOf"][0]["enum"] == ["price_range", "noise", "service"]
+    # cuisine was asked; the seeker's "quiet" is a value of the noise: answered, as offline
+    assert model.model_json_schema()["properties"]["aspect"]["anyOf"][0]["enum"] == ["price_range", "service"]
     assert model.model_validate({"question": "Fast or slow service?", "aspect": "service"}).aspect == "service"
     with pytest.raises(pydantic.ValidationError):
         model.model_validate({"question": "What cuisine?", "aspect": "cuisine"})
     variables = step.prompt_variables(inputs)
-    assert variables["aspects"] == "price_range, noise" and variables["review_aspects"].startswith("service")
+    assert variables["aspects"] == "price_range" and variables["review_aspects"].startswith("service")
     assert "prices" not in variables["review_aspects"]  # repeats the price_range attribute
 
 
@@ -216,3 +216,80 @@ def test_a_question_naming_a_candidate_or_asked_before_is_refused():
     for about_wishes in ("What kind of movie are you in the mood for?", "Which era should the movies be from?",
                          "What should the tone of the movie you want be?"):
         assert step.check(answer(aspect=None, question=about_wishes), named) is None, about_wishes
+
+
+# --- questions people would ask ------------------------------------------------------------
+
+def _place(i, cuisine, city, state, chef=None):
+    attributes = {"cuisine": cuisine, "city": city, "state": state}
+    if chef:
+        attributes["chef"] = chef
+    return Item(id=f"r{i}", title=f"Place {i}", attributes=attributes)
+
+
+PLACES = [_place(i, c, city, state) for i, (c, city, state) in enumerate([
+    ("thai", "Tucson", "AZ"), ("thai", "Phoenix", "AZ"), ("italian", "Reno", "NV"), ("italian", "Reno", "NV"),
+    ("mexican", "Tucson", "AZ"), ("mexican", "Phoenix", "AZ"), ("thai", "Boise", "ID"), ("italian", "Boise", "ID")])]
+
+
+async def test_an_attribute_the_seeker_named_a_value_of_is_not_asked():
+    said = [Turn(index=0, role=Role.recommender, text="Hi!"),
+            Turn(index=1, role=Role.seeker, text="I'm craving Thai food tonight")]
+    out = await ClarifyStep().run(ClarifyInput(said, PLACES, [], "restaurants", 1, ("cuisine", "city")))
+    assert out.aspect == "city"
+    plural = [said[0], Turn(index=1, role=Role.seeker, text="Something with mexicans cooking")]
+    out = await ClarifyStep().run(ClarifyInput(plural, PLACES, [], "restaurants", 1, ("cuisine", "city")))
+    assert out.aspect == "city"  # "mexicans" names the value "mexican"
+
+
+async def test_a_value_only_the_catalog_has_answers_the_attribute_too():
+    said = [Turn(index=0, role=Role.recommender, text="Hi!"),
+            Turn(index=1, role=Role.seeker, text="Anything Korean?")]  # no candidate is korean
+    korean = _place(99, "korean", "Reno", "NV")
+    out = await ClarifyStep().run(ClarifyInput(said, PLACES, [], "restaurants", 1, ("cuisine",)))
+    assert out.aspect == "cuisine"  # the candidates alone do not show "korean" is a cuisine
+    step = ClarifyStep(catalog_items=[*PLACES, korean])
+    out = await step.run(ClarifyInput(said, PLACES, [], "restaurants", 1, ("cuisine",)))
+    assert out.aspect is None
+
+
+async def test_an_attribute_the_known_one_settles_is_not_asked():
+    out = await ClarifyStep().run(ClarifyInput([], PLACES, ["cuisine", "city"], "restaurants", 3,
+                                               ("cuisine", "city", "state")))
+    assert out.aspect is None  # every city lies in one state
+    moved = PLACES + [_place(9, "thai", "Boise", "AZ"), _place(10, "thai", "Reno", "ID")]
+    out = await ClarifyStep().run(ClarifyInput([], moved, ["cuisine", "city"], "restaurants", 3,
+                                               ("cuisine", "city", "state")))
+    assert out.aspect == "state"  # here the city does not say the state
+
+
+async def test_attribute_questions_offer_two_shared_values():
+    out = await ClarifyStep().run(ClarifyInput([], PLACES, [], "restaurants", 1, ("cuisine",)))
+    assert out.aspect == "cuisine"
+    offered = [v for v in ("thai", "italian", "mexican") if v in out.question.lower()]
+    assert len(offered) == 2 and "thai" in offered  # the best-ranked candidates' values first
+
+
+async def test_values_no_two_candidates_share_weigh_less():
+    chefs = [_place(i, item.attributes["cuisine"], "x", "y", chef=f"Chef {i}") for i, item in enumerate(PLACES)]
+    out = await ClarifyStep().run(ClarifyInput([], chefs, [], "restaurants", 1, ("chef", "cuisine")))
+    assert out.aspect == "cuisine"  # eight chefs split better, but no seeker asks for one before knowing it
+    out = await ClarifyStep().run(ClarifyInput([], chefs, ["cuisine"], "restaurants", 2, ("chef", "cuisine")))
+    assert out.aspect == "chef"  # still asked once nothing better is left
+    assert "Chef" not in out.question  # and with no values to offer
+
+
+async def test_after_the_open_question_it_asks_about_what_is_shown_never_by_name():
+    films = [Item(id=f"f{i}", title=f"Film {i}", attributes={"genre": "drama"}) for i in range(3)]
+    dialogue = []
+    questions = []
+    for turn in range(5):
+        out = await ClarifyStep().run(ClarifyInput(dialogue, films, ["genre"], "movies", turn, ("genre",)))
+        questions.append(out.question)
+        dialogue = dialogue + [Turn(index=len(dialogue), role=Role.recommender, text=f"Film 0. {out.question}"),
+                               Turn(index=len(dialogue) + 1, role=Role.seeker, text="ok")]
+    assert questions[0] == "Is there anything else that matters to you?"
+    assert all("Film" not in q and q.endswith("?") for q in questions[1:])  # a title would be a mention
+    assert all(a != b for a, b in zip(questions[1:], questions[2:]))  # not the same words twice running
+    out = await ClarifyStep().run(ClarifyInput(dialogue, films, ["genre"], "restaurants", 6, ("genre",)))
+    assert "seen" not in out.question  # films are seen; other things are not

@@ -43,7 +43,8 @@ def test_a_reply_already_sent_is_refused_and_a_new_one_is_not():
     assert "repeats a message you already sent" in step.check(again, said)
     assert step.check(longer, said)  # the earlier message inside a longer one is still a repeat
     assert step.check(new, said) is None
-    assert step.check(again, inputs()) is None  # nothing sent yet
+    first = SeekerReplyText(answer="I'm looking for Mexican restaurants that are cheap!", has_preference=True)
+    assert step.check(first, inputs()) is None  # nothing sent yet
 
 
 def test_a_reply_that_opens_with_an_earlier_message_keeps_only_what_is_new():
@@ -54,3 +55,49 @@ def test_a_reply_that_opens_with_an_earlier_message_keeps_only_what_is_new():
              "To repeat: somewhere quiet, please. I'm")
     assert new_sentences(reply, sent) == "Somewhere quiet, please."
     assert new_sentences("I'm looking for Mexican food that is cheap.", sent) == ""
+
+
+def test_a_reply_listing_more_than_two_new_wishes_or_running_long_is_refused():
+    step = SeekerAnswerStep()
+    three = SeekerReplyText(answer="Mexican, cheap and a quiet room.", has_preference=True)
+    assert "at most 2" in step.check(three, inputs())
+    # wishes said before count too: re-listing them is still a list
+    said = AnswerInput(question="Anything else?", facts=FACTS, stated=frozenset({"cuisine"}), dialogue=[],
+                       item_noun="restaurants", target_title="Place 02")
+    assert "at most 2" in step.check(three, said)
+    assert step.check(SeekerReplyText(answer="Cheap Mexican, please.", has_preference=True), said) is None
+    listed = SeekerReplyText(answer="A budget-friendly Indian place in the city center with a set menu and rustic "
+                                    "decor.", has_preference=True)  # wishes no fact reads, joined as a list
+    assert "at most 2" in step.check(listed, said)
+    assert step.check(SeekerReplyText(answer="Something cozy with a view.", has_preference=True), said) is None
+    rambling = SeekerReplyText(answer="Well, you know, I have been thinking about this for quite a while and "
+                                      "honestly it would be nice to find something cheap", has_preference=True)
+    assert "words" in step.check(rambling, inputs())
+
+
+class _Refusing:
+    """A chat model that must not be asked."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the model was used ({name})")
+
+
+def test_a_model_is_given_only_what_the_offline_turn_states():
+    step = SeekerAnswerStep(wording_mix=(0.0, 0.0), dont_know_rate=0.0)
+    for seed in range(30):
+        ask = AnswerInput(question="What else?", facts=FACTS, stated=frozenset(), dialogue=[], item_noun="restaurants",
+                          target_title="Place 02", seed=seed, examples=["i;m looking for a …", "Maybe a …."])
+        planned = step.plan(ask)
+        assert 1 <= len(planned) <= 2
+        assert [f.key for f in planned] == step.offline(ask).fact_keys[:2]
+        variables = step.prompt_variables(ask)
+        assert [line[2:] for line in variables["say_now"].splitlines()] == [f.match_text for f in planned]
+        assert "i;m looking for a …" in variables["examples"]
+
+
+async def test_a_turn_that_states_nothing_is_not_given_to_a_model():
+    step = SeekerAnswerStep(_Refusing(), dont_know_rate=0.0)
+    done = AnswerInput(question="Anything else?", facts=FACTS, stated=frozenset(f.key for f in FACTS), dialogue=[],
+                       item_noun="restaurants", target_title="Place 02", open_question=True)
+    answer = await step.run(done)
+    assert answer.fact_keys == [] and answer.answer  # the offline "nothing else comes to mind"

@@ -23,6 +23,9 @@ def test_a_move_must_say_which_item_and_be_new_and_never_name_the_target():
     assert "before" in step.check(SeekerLine(text="something spicy please"), INPUTS)
     assert "never name" in step.check(SeekerLine(text="The second one, Casa Verde? No."), INPUTS)
     assert step.offline(INPUTS).text == "Not the second one, I think."
+    long = ("I'm sorry, but the second one doesn't quite fit what I had in mind. I'm looking for a fancy "
+            "restaurant with a good view, on the expensive side.")
+    assert "words" in step.check(SeekerLine(text=long), INPUTS)  # 32 words, as Qwen2.5-1.5B wrote
 
 
 def test_a_move_in_the_recommenders_voice_is_refused():

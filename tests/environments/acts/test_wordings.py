@@ -251,3 +251,25 @@ def test_a_rare_context_does_not_pin_one_wording():
     picks = [bank.say("preference", seed_keys=(s,), after="elicit", kind="drama") for s in range(200)]
     assert 40 < picks.count("I love dramas so much") < 90  # its context's own, more than its share
     assert len(set(picks)) == 3  # but not always
+
+
+def test_examples_for_a_model_show_people_s_wordings_without_names_or_greetings():
+    turns = [("recommender", "What do you like?", [], []), ("seeker", "Hi, I love comedies", [], []),
+             ("recommender", "Any others?", [], []), ("seeker", "I'm in the mood for a good horror flick", [], []),
+             ("recommender", "Ok", [], []), ("seeker", "I liked Superbad a lot, something like it", [], ["m5"]),
+             ("recommender", "Ok", [], []), ("seeker", "I really like sci-fi movies", [], [])]
+    bank = fit_wordings([episode(turns=turns)], TITLES, KINDS, corpus="toy", splits=["train"])
+    shown = bank.examples("preference", seed_keys=(1,), n=5)
+    assert sorted(shown) == ["I really like … movies", "I'm in the mood for a good … flick"]
+    assert bank.examples("preference", seed_keys=(1,), n=1) == bank.examples("preference", seed_keys=(1,), n=1)
+    assert {bank.examples("preference", seed_keys=(s,), n=1)[0] for s in range(20)} == set(shown)
+
+
+def test_no_act_but_small_talk_opens_with_a_greeting_once_the_recommender_asked_something():
+    turns = [("recommender", "Hi!", [], []), ("seeker", "Hello, I love comedies", [], []),
+             ("recommender", "Ok", [], []), ("seeker", "I love horror movies", [], [])]
+    bank = fit_wordings([episode(turns=turns)], TITLES, KINDS, corpus="toy", splits=["train"])
+    asked = {bank.say("preference", seed_keys=(s,), kind="drama", replying_to="What else do you like?") for s in range(30)}
+    assert asked == {"I love drama movies"}
+    greeted = {bank.say("preference", seed_keys=(s,), kind="drama", replying_to="Hello there!") for s in range(30)}
+    assert "Hello, I love dramas" in greeted
