@@ -149,5 +149,6 @@ def make_context(catalog: Catalog, llm: Any | None, settings: CragSettings, *, l
         content=content, extract=ExtractMentionsStep(linker, llm), reflect_links=ReflectLinksStep(linker, llm),
         context_reflect=ContextReflectStep(llm, "recommender"), recommend=RecommendStep(llm, "recommender"),
         infer=InferItemsStep(llm, "recommender"), rerank=RerankStep(llm, "recommender"),
-        clarify=ClarifyStep(llm, "recommender", catalog_items=catalog.items), exact_titles=exact, answer=ItemAnswerStep(llm, "recommender"),
+        clarify=ClarifyStep(llm, "recommender", catalog_items=catalog.items), exact_titles=exact,
+        answer=ItemAnswerStep(llm, "recommender"),
     )

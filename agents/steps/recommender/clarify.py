@@ -19,10 +19,10 @@ the candidates' values ("What genre do you like? Comedy? Horror?", as ReDial's
 recommenders did), and an attribute whose values few candidates share (a film's writer)
 weighs less: nobody asks for a film by its writer before knowing the film, and of the
 1,132 questions ReDial's recommenders asked in its training conversations, 226 named a
-kind or genre, at most 12 an actor, 2 a director, none a writer. With nothing left to ask, the recommender asks an
-open question once and then what the seeker makes of what it shows ("Have you seen any of
-these?"; "have you seen ...?" is the question ReDial's recommenders asked most), not
-"anything else?" every turn.
+kind or genre, at most 12 an actor, 2 a director, none a writer. With nothing left to
+ask, the recommender asks an open question once and then what the seeker makes of what it
+shows ("Have you seen any of these?"; "have you seen ...?" is the question ReDial's
+recommenders asked most), not "anything else?" every turn.
 """
 
 from __future__ import annotations

@@ -269,7 +269,8 @@ def test_no_act_but_small_talk_opens_with_a_greeting_once_the_recommender_asked_
     turns = [("recommender", "Hi!", [], []), ("seeker", "Hello, I love comedies", [], []),
              ("recommender", "Ok", [], []), ("seeker", "I love horror movies", [], [])]
     bank = fit_wordings([episode(turns=turns)], TITLES, KINDS, corpus="toy", splits=["train"])
-    asked = {bank.say("preference", seed_keys=(s,), kind="drama", replying_to="What else do you like?") for s in range(30)}
+    asked = {bank.say("preference", seed_keys=(s,), kind="drama", replying_to="What else do you like?")
+             for s in range(30)}
     assert asked == {"I love drama movies"}
     greeted = {bank.say("preference", seed_keys=(s,), kind="drama", replying_to="Hello there!") for s in range(30)}
     assert "Hello, I love dramas" in greeted
