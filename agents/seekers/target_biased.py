@@ -199,7 +199,8 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
     if policy is not None and not last.metadata.get("opening"):
         move = policy_move(obs, state["facts"], stated, reacted, policy, context.wordings)
     elif obs.shown and not last.metadata.get("opening"):
-        move = talk_move(obs, state["facts"], stated, reacted, context.rates)
+        asked = None if last.text.strip() == OPEN_QUESTION else context.answer.asked_fact(last.text, state["facts"])
+        move = talk_move(obs, state["facts"], stated, reacted, context.rates, asked=asked)
     else:
         move = None
     if move is not None:
@@ -272,16 +273,22 @@ def with_kind(result: SeekerAnswer, facts: Sequence[Fact], stated: Sequence[str]
 
 
 def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[str], reacted: Sequence[str],
-              rates: TalkRates) -> TalkMove | None:
+              rates: TalkRates, *, asked: Fact | None = None) -> TalkMove | None:
     """A reaction to a shown item, a question about one, or a liked item named; None: answer.
 
     With nothing left to say, a move is taken whenever one is possible (people go on
-    reacting to suggestions long after they have said what they want)."""
+    reacting to suggestions long after they have said what they want). When the
+    recommender asked about something the seeker has a view on (`asked`, the fact its
+    question is about), a move says that ("Not the first one, I'm after cheap.") instead of
+    another wish, and no move leaves the question unanswered (taking in an answer, naming a
+    liked item): on the default restaurant world a move answered 5 of 59 such questions,
+    as a person skipping the question would."""
     profile: TargetBiasedProfile = obs.profile
     rnd = random.Random(f"{obs.episode_seed}-talk-{len(obs.dialogue)}")
     keys = (obs.episode_seed, len(obs.dialogue))
     own = [t for t in obs.dialogue if t.role == Role.seeker]
-    if own and own[-1].metadata.get("move") == "ask" and rnd.random() < ACKNOWLEDGE_ANSWER:
+    answers = asked is not None and bool(asked.phrase)
+    if own and own[-1].metadata.get("move") == "ask" and rnd.random() < ACKNOWLEDGE_ANSWER and not answers:
         return _reply(talk.acknowledge(*keys), "acknowledge", [],  # it asked; the recommender answered
                       task="briefly thank the recommender for answering your question")
     fresh = [(i, card) for i, card in enumerate(obs.shown) if card.id not in reacted]
@@ -295,17 +302,18 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
         return _reply(talk.like_shown(ref, *keys), "like", [target[1]],
                       task=f"tell the recommender: {ref} looks good to me", refs=(ref,))
     draw = rnd.random()
-    if others and (draw < rates.react or exhausted and (draw < 0.6 or not liked and draw < 0.8)):
-        return react(others[0], facts, unsaid, profile, rnd, keys)
+    passable = not (answers and asked.claim is not None and _has(others[0][1] if others else None, asked.claim))
+    if others and passable and (draw < rates.react or exhausted and (draw < 0.6 or not liked and draw < 0.8)):
+        return react(others[0], facts, unsaid, profile, rnd, keys, asked=asked if answers else None)
     if others and (draw < rates.react + rates.ask or exhausted and (draw < 0.75 or not liked)):
         position, card = others[0]
-        fact = rnd.choice(unsaid) if unsaid and rnd.random() < 0.8 else None
+        fact = asked if answers else rnd.choice(unsaid) if unsaid and rnd.random() < 0.8 else None
         ref = _ref(position, card, keys)
         text = talk.ask_shown(ref, *keys, want=fact.phrase if fact else "")
         task = (f"ask the recommender if {ref} has {fact.phrase}" if fact
                 else f"ask the recommender one question about {ref}")
         return _reply(text, "ask", [card], fact=fact, task=task, refs=_refs(ref, card))
-    if liked and (draw < rates.react + rates.ask + rates.name or exhausted):
+    if liked and not answers and (draw < rates.react + rates.ask + rates.name or exhausted):
         title = talk.spoken_title(liked[0])
         return _reply(talk.name_liked(liked[0], *keys), "name", [], keys=[f"liked:{liked[0]}"],
                       task=f"tell the recommender: I liked {title}", refs=(title,))
@@ -404,11 +412,13 @@ def reaction_move(reaction: decisions.Reaction, keys: tuple[object, ...], bank: 
 
 
 def react(shown: tuple[int, ItemCard], facts: Sequence[Fact], unsaid: Sequence[Fact], profile: TargetBiasedProfile,
-          rnd: random.Random, keys: tuple[object, ...]) -> TalkMove:
-    """Not this one: because it contradicts a wanted value, or to say something else wanted;
-    with nothing to say, not known (an item people have not seen) or just not it."""
+          rnd: random.Random, keys: tuple[object, ...], *, asked: Fact | None = None) -> TalkMove:
+    """Not this one: because of what was just asked about (`asked`), because it contradicts a
+    wanted value, or to say something else wanted; with nothing to say, not known (an item
+    people have not seen) or just not it."""
     position, card = shown
-    reason = next((f for f in facts if f.claim is not None and f.phrase and _contradicts(card, f.claim)), None)
+    reason = asked or next((f for f in facts if f.claim is not None and f.phrase and _contradicts(card, f.claim)),
+                           None)
     if reason is None and unsaid:
         reason = rnd.choice(unsaid)
     ref = _ref(position, card, keys)
@@ -421,6 +431,14 @@ def react(shown: tuple[int, ItemCard], facts: Sequence[Fact], unsaid: Sequence[F
                       task=f"tell the recommender: I do not know {ref}", refs=_refs(ref, card))
     return _reply(talk.pass_shown(ref, *keys), "pass", [card], dislike=True,
                   task=f"tell the recommender: {ref} is not for me", refs=_refs(ref, card))
+
+
+def _has(card: ItemCard | None, claim: tuple[str, str, int]) -> bool:
+    """Whether `card` shows the value a wish names: turning it down for lacking it is nonsense
+    ("The first one won't do, I'm after somewhere quiet" of a quiet place)."""
+    aspect, value, sign = claim
+    shown = card.attributes.get(aspect) if card is not None else None
+    return sign > 0 and value in ([shown] if isinstance(shown, str) else list(shown or []))
 
 
 def _contradicts(card: ItemCard, claim: tuple[str, str, int]) -> bool:

@@ -47,10 +47,6 @@ NOT_THAT_BUT = (
     "That doesn't matter much to me.",
     "No strong feelings there.",
 )
-ALREADY_SAID = (
-    "Like I said, that part's covered.",
-    "I think I mentioned that already.",
-)
 DONT_KNOW = (
     "Hmm, I'm not sure, to be honest.",
     "I don't know, I haven't thought about that.",
@@ -64,13 +60,19 @@ NOTHING_LEFT = (
     "I've said what I want, I think.",
     "Can't think of anything else.",
 )
-RESTATED = ("As I said before:", "To repeat myself:")
+# Asked again about something it said: it says it again, as people do ("like I said, cheap").
+# ("Like I said, that part's covered." followed by new wishes read as nonsense to a reader.)
+RESTATED = ("Like I said,", "As I said,", "Like I mentioned,")
 GIVING_UP = (  # after NOTHING_LEFT twice the target-biased seeker ends the conversation (seeker_quit)
     "I don't think I can add anything more, I'll have a look on my own. Thanks anyway.",
     "We're going in circles; I'll leave it here, thanks.",
 )
-# How many aspects one reply states: 1, 2 or 3.
+# How many aspects one reply states: 1, 2 or 3 (answering what was asked, and one or two more).
 EXTRA_ASPECTS = ((0, 1, 2), (0.5, 0.35, 0.15))
+# Asked about nothing it has a view on (or about something it said), at most this many wishes
+# in all: three ("Not fussed about that. Gig bag is a big thing for me. Previous reviewer
+# matters most to me") read as a list to a blind reader.
+MAX_WISHES = 2
 
 Claim = tuple[str, str, int]  # (aspect, value, +1 wants / -1 does not want)
 
@@ -144,6 +146,28 @@ class SeekerReplyText(BaseModel):
 
     answer: str = Field(description="Your chat message, in the first person.", max_length=MAX_REPLY_CHARS)
     has_preference: bool = Field(description="False when the reply states no preference.")
+
+
+def _one_frame_each(facts: list[Fact], wordings: list[Wording]) -> tuple[list[Fact], list[Wording]]:
+    """The facts of one reply whose wordings open differently and name different values: a
+    second "Mostly I care about ..." or "I'm thinking ..." in one message ("Mostly I care
+    about drive sound. Mostly I care about tube amps"), or the same value under another
+    attribute ("General Petite" as category and as division), is left for a later turn."""
+    kept: list[tuple[Fact, Wording]] = []
+    for fact, wording in zip(facts, wordings):
+        opening = normalised(wording.text).split()[:2]
+        value = normalised(str(wording.claim[1])) if wording.claim is not None else None
+        if not any(normalised(w.text).split()[:2] == opening
+                   or value is not None and w.claim is not None and normalised(str(w.claim[1])) == value
+                   for _, w in kept):
+            kept.append((fact, wording))
+    return [f for f, _ in kept], [w for _, w in kept]
+
+
+def _mid_sentence(text: str) -> str:
+    """`text` after a comma: its first letter in lower case, unless it is "I" ("I'm", "I'd")."""
+    first = text.split(" ", 1)[0]
+    return text if first == "I" or first.startswith("I'") else text[:1].lower() + text[1:]
 
 
 def facts_said(text: str, facts: Sequence[Fact]) -> list[str]:
@@ -236,52 +260,58 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
         self.threshold = threshold
         self.dont_know_rate = dont_know_rate
         self.negative_share, self.vague_share = wording_mix
+        self._last_asked: tuple[object, int | None] = (None, None)
 
-    def _nothing_new(self, inputs: AnswerInput, asked: Fact | None, rnd: random.Random) -> SeekerAnswer:
-        """Every fact is said: a question about one of them is answered again ("like I said",
-        as a person repeats themselves when asked twice); anything else gets NOTHING_LEFT."""
-        if asked is None:
-            return SeekerAnswer(answer=pick(NOTHING_LEFT, inputs.question, inputs.seed, len(inputs.dialogue)),
-                                has_preference=False)
-        wording = self._wording(asked, rnd)
-        return SeekerAnswer(answer=f"{pick(RESTATED, inputs.question)} {wording.text}", has_preference=True,
-                            fact_key=asked.key, fact_keys=[asked.key],
-                            claims=[list(wording.claim)] if wording.claim is not None else [])
+    def _nothing_new(self, inputs: AnswerInput) -> SeekerAnswer:
+        """Every fact is said and the question is about none of them: NOTHING_LEFT. (Asked
+        about one it said, it says it again, "like I said", as a person asked twice does; with
+        facts left it adds one or two, as to any question.)"""
+        return SeekerAnswer(answer=pick(NOTHING_LEFT, inputs.question, inputs.seed, len(inputs.dialogue)),
+                            has_preference=False)
 
     def offline(self, inputs: AnswerInput) -> SeekerAnswer:
         rnd = random.Random(f"{inputs.seed}-{len(inputs.dialogue)}")
         if inputs.may_not_know and not inputs.open_question and rnd.random() < self.dont_know_rate:
             return SeekerAnswer(answer=pick(DONT_KNOW, inputs.question), has_preference=False)
         open_facts = [f for f in inputs.facts if f.key not in inputs.stated]
-        asked = None if inputs.open_question else self._asked(inputs.question, inputs.facts)
-        if not open_facts:
-            return self._nothing_new(inputs, asked, rnd)
-        said_before = asked is not None and asked.key in inputs.stated
-        if said_before:
-            asked = None
+        asked = None if inputs.open_question else self.asked_fact(inputs.question, inputs.facts)
+        again = asked is not None and asked.key in inputs.stated  # said before: said again ("like I said")
+        if not open_facts and not again:
+            return self._nothing_new(inputs)
         chosen = [asked] if asked else []
-        n_extra = rnd.choices(*EXTRA_ASPECTS)[0]
+        n_extra = rnd.choices(*EXTRA_ASPECTS)[0] if open_facts else 0
         if not asked:  # nothing asked in particular: say something anyway, one thing when opening
-            n_extra = max(1, n_extra) if inputs.open_question else n_extra + 1
+            n_extra = max(1, n_extra) if inputs.open_question else min(n_extra + 1, MAX_WISHES)
+        elif again and open_facts:  # and something new, as before this answer restated what was asked
+            n_extra = min(n_extra + 1, MAX_WISHES - 1)
         chosen += self._volunteer(open_facts, chosen, n_extra, rnd)
-        wordings = [self._wording(fact, rnd) for fact in chosen]
+        chosen, wordings = _one_frame_each(chosen, [self._wording(fact, rnd) for fact in chosen])
         text = " ".join(w.text for w in wordings)
-        if said_before:
-            text = f"{pick(ALREADY_SAID, inputs.question)} {text}"
+        if again:
+            text = f"{pick(RESTATED, inputs.question)} {_mid_sentence(text)}"
         elif not asked and not inputs.open_question:
             text = f"{pick(NOT_THAT_BUT, inputs.question)} {text}"
         return SeekerAnswer(answer=text, has_preference=bool(chosen), fact_key=chosen[0].key if chosen else None,
                             fact_keys=[f.key for f in chosen],
                             claims=[list(w.claim) for w in wordings if w.claim is not None])
 
-    def _asked(self, question: str, facts: Sequence[Fact]) -> Fact | None:
+    def asked_fact(self, question: str, facts: Sequence[Fact]) -> Fact | None:
         """The fact the question is about, by meaning: target values first, then the rest.
 
         Stated facts count too: a question about something already said is answered as
         such, not with the next-closest fact (which would answer "which meal?" with a
-        dietary wish)."""
+        dietary wish). The last answer is kept: the seeker's talk moves ask first, and the
+        answer, when no move is taken, asks again about the same question."""
         if self.encoder is None:
             return None
+        key = (question, tuple(f.match_text for f in facts))  # what the match reads; episodes may interleave
+        if self._last_asked[0] != key:
+            found = self._match(question, facts)
+            self._last_asked = (key, None if found is None else facts.index(found))
+        index = self._last_asked[1]
+        return None if index is None else facts[index]
+
+    def _match(self, question: str, facts: Sequence[Fact]) -> Fact | None:
         vector = self.encoder.encode([question])[0]
         for tier in ([f for f in facts if f.claim is not None], [f for f in facts if f.claim is None]):
             if tier:

@@ -1,7 +1,7 @@
 
 from agents.base import GraphAgent
 from agents.seekers.target_biased import SeekerContext, build_graph, never_name, profile_facts
-from agents.steps.seeker.answer import ALREADY_SAID, DONT_KNOW, NOT_THAT_BUT, SeekerAnswerStep
+from agents.steps.seeker.answer import DONT_KNOW, NOT_THAT_BUT, RESTATED, SeekerAnswerStep
 from agents.steps.seeker.summarize import SummarizeReviewsStep
 from environments.base import SeekerObservation
 from environments.models import Role, Turn
@@ -108,7 +108,8 @@ async def test_a_question_about_something_already_said_is_answered_as_such(hash_
     seeker = _seeker(hash_encoder)
     _, state = await seeker.respond(_obs("What price range are you looking for?"), {})
     reply, _ = await seeker.respond(_obs("What price range are you looking for?"), state)
-    assert reply.text.startswith(ALREADY_SAID) and "attr:price_range=cheap" not in reply.metadata["facts"]
+    assert reply.text.startswith(RESTATED) and reply.metadata["facts"][0] == "attr:price_range=cheap"
+    assert reply.metadata["claims"][0][:2] == ["price_range", "cheap"]  # that again first
 
 
 def _asked_after(turns, question, seed=0):
@@ -211,6 +212,33 @@ def test_after_asking_it_sometimes_takes_in_the_answer():
                                TalkRates()))
     acks = [m.reply for m in moves if m is not None and m.reply.metadata["move"] == "acknowledge"]
     assert 25 <= len(acks) <= 75 and all(len(m.text.split()) <= 4 and not m.feedback for m in acks)
+
+
+def test_a_move_answers_the_attribute_asked_and_none_leaves_it_unanswered():
+    profile = replace(PROFILE, liked=("The Honest Fox",))
+    facts = profile_facts(profile, "", 3)
+    price = next(f for f in facts if f.key == "attr:price_range=cheap")
+    asked, free = [], []
+    for seed in range(200):
+        obs = _shown_obs(profile, seed)
+        rates = TalkRates(react=0.3, ask=0.2, name=0.3)
+        asked.append(talk_move(obs, facts, [], [], rates, asked=price))
+        free.append(talk_move(obs, facts, [], [], rates))
+    moves = [m.reply for m in asked if m is not None]
+    assert {m.metadata["move"] for m in moves} >= {"pass", "ask"} and "name" not in {m.metadata["move"] for m in moves}
+    for move in moves:
+        if move.metadata["move"] in ("pass", "ask"):
+            assert move.metadata["facts"] == [price.key] and price.phrase in move.text.lower()
+    assert any(m is not None and m.reply.metadata["move"] == "name" for m in free)  # without a question, it may
+
+
+def test_a_shown_item_with_the_value_asked_about_is_not_turned_down_for_lacking_it():
+    facts = profile_facts(PROFILE, "", 3)
+    mexican = next(f for f in facts if f.claim is not None and f.claim[:2] == ("cuisine", "mexican"))
+    shown = (ItemCard("i9", "Golden Wok", "", {"cuisine": "mexican"}),) + SHOWN[1:]
+    for seed in range(100):
+        move = talk_move(_shown_obs(PROFILE, seed, shown), facts, [], [], TalkRates(react=0.9, ask=0.0), asked=mexican)
+        assert move is None or move.reply.metadata["move"] != "pass" or "i9" not in move.reply.metadata["about"]
 
 
 def test_a_language_model_sees_people_s_wordings_only_from_a_corpus_of_its_own_kind_of_item():

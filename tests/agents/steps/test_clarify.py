@@ -103,6 +103,17 @@ async def test_partial_attributes_and_mined_aspects_compete():
     assert out.aspect == "cuisine" and "cuisine" in out.question  # four cuisines split them better
 
 
+async def test_an_attribute_most_candidates_have_comes_before_a_mined_aspect_that_splits_better():
+    items = [Item(id=f"p{i}", title=f"p{i}", attributes={"cuisine": c})
+             for i, c in enumerate(["thai", "thai", "thai", "thai", "greek", "greek"])]
+    six_ways = ["warm", "three-course", "after-work", "late", "quiet", "long"]
+    mined = _vocabulary(items, {"evening": {i.id: [v] for i, v in zip(items, six_ways)}})
+    out = await ClarifyStep().run(ClarifyInput([], items, [], "restaurants", 1, ("cuisine",), mined))
+    assert out.aspect == "cuisine"
+    out = await ClarifyStep().run(ClarifyInput([], items, ["cuisine"], "restaurants", 2, ("cuisine",), mined))
+    assert out.aspect == "evening"  # asked once the listed attributes are
+
+
 async def test_skips_what_the_seeker_already_said_and_mined_twins_of_attributes():
     items = [Item(id=f"p{i}", title=f"p{i}", attributes={"price_range": p})
              for i, p in enumerate(["cheap", "moderate", "cheap", "expensive"])]

@@ -101,3 +101,17 @@ async def test_a_turn_that_states_nothing_is_not_given_to_a_model():
                        item_noun="restaurants", target_title="Place 02", open_question=True)
     answer = await step.run(done)
     assert answer.fact_keys == [] and answer.answer  # the offline "nothing else comes to mind"
+
+
+def test_one_reply_does_not_open_two_wishes_the_same_way():
+    from agents.steps.seeker.answer import Fact, Wording, _one_frame_each
+
+    facts = [Fact(k, k, "") for k in ("a", "b", "c")]
+    wordings = [Wording("Mostly I care about drive sound."), Wording("mostly I care about tube amps"),
+                Wording("Cheap would be great.")]
+    kept, said = _one_frame_each(facts, wordings)
+    assert [f.key for f in kept] == ["a", "c"] and [w.text for w in said] == [wordings[0].text, wordings[2].text]
+    same_value = [Wording("General Petite, if possible.", ("categories", "General Petite", 1)),
+                  Wording("I'm thinking general petite.", ("division", "General Petite", 1))]
+    kept, _ = _one_frame_each(facts[:2], same_value)
+    assert [f.key for f in kept] == ["a"]
