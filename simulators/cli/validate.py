@@ -18,7 +18,10 @@ reactions, cooperativeness, distinct-1/2, template rate, vocabulary only few ite
 well a classifier tells simulated turns from real ones (ROC AUC; 0.5: it cannot). Each
 figure has a bootstrap 95% CI over dialogues. Runs of grounded episodes (environment=grounded)
 are compared with the people of the same conversations (all of a corpus whose conversations
-they do not replay). Writes validity.csv and validity.png.
+they do not replay). --reference sets other people beside the runs as a yardstick (another
+corpus, or another split of the same one): what people reach against these people, the
+classifier's AUC included, is the mark a simulated seeker can be held to, not 0.5.
+Writes validity.csv and validity.png.
 
 crsim validate ranking DIR --recommender A B ... orders recommenders offline on the logged
 dialogues and in simulation on the same conversations, and reports Kendall's tau;
@@ -35,6 +38,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--against", type=Path, required=True, metavar="DIR",
                    help="an imported dialogue corpus (a catalog directory with dialogues.jsonl)")
     p.add_argument("--split", default=None, help="only the corpus's conversations of this split (e.g. test)")
+    p.add_argument("--reference", action="append", default=[], metavar="DIR[:SPLIT]",
+                   help="other people beside the runs, every figure theirs too (another corpus, or DIR:SPLIT "
+                        "for another split, e.g. data/redial:tune_data); repeatable")
     p.add_argument("--catalog", type=Path, default=None,
                    help="the runs' catalog directory (default: the environment in each run's config.yaml)")
     p.add_argument("--out", type=Path, default=None, help="output directory (default: the first RUN)")
@@ -91,6 +97,10 @@ def compare_runs(argv: list[str]) -> int:
         catalog = shared or _run_catalog(run, console)
         runs.append(SeekerSet.of(label, run.episodes, catalog))
         leaks.append(bank_leak(label, run.config, args.against, args.split))
+    for spec in args.reference:
+        directory, split = reference_spec(spec)
+        runs.append(SeekerSet.of(f"{PEOPLE}: {directory.name}{':' + split if split else ''}",
+                                 corpus_episodes(directory, split), load_catalog_dir(directory)))
     empty = [r.label for r in [people, *runs] if not r.dialogues]
     if empty:
         raise CrsimError(f"no seeker turn with text in: {', '.join(empty)}")
@@ -111,6 +121,14 @@ def compare_runs(argv: list[str]) -> int:
     for leak in filter(None, leaks):  # last, where it is read
         warn(leak)
     return 0
+
+
+def reference_spec(spec: str) -> tuple[Path, str | None]:
+    """`DIR` or `DIR:SPLIT` (a directory whose own name has a colon is taken whole)."""
+    directory, colon, split = spec.rpartition(":")
+    if not colon or Path(spec).is_dir() or not directory:
+        return Path(spec), None
+    return Path(directory), split or None
 
 
 def _run_catalog(run: Any, console: Any) -> Any:

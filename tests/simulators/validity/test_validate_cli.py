@@ -33,11 +33,14 @@ def test_writes_every_figure_with_the_people_beside_each_run(tmp_path, capsys):
     run.mkdir()
     _write(run / "episodes.jsonl", [_dialogue(i, ["Quiet atmosphere is a big thing for me."] * 2) for i in range(3)])
     assert main([str(run), "--against", str(corpus), "--split", "test", "--catalog", str(corpus),
-                 "--no-classifier", "--out", str(tmp_path / "out")]) == 0
+                 "--reference", f"{corpus}:train", "--no-classifier", "--out", str(tmp_path / "out")]) == 0
     frame = pd.read_csv(tmp_path / "out" / "validity.csv").set_index(["set", "figure"])
     assert abs(frame.loc[("people", "words_per_turn"), "value"] - 11 / 3) < 1e-12
     assert abs(frame.loc[("people", "question_share"), "value"] - 1 / 3) < 1e-12
-    run_label = frame.index.get_level_values(0)[-1]
+    # other people as a yardstick (--reference): the train split's one turn, beside the test split's people
+    assert frame.loc[("people: corpus:train", "words_per_turn"), "value"] == 6.0
+    assert abs(frame.loc[("people: corpus:train", "words_per_turn"), "difference"] - (6 - 11 / 3)) < 1e-12
+    run_label = next(label for label in frame.index.get_level_values(0) if not label.startswith("people"))
     assert frame.loc[(run_label, "words_per_turn"), "value"] == 8.0
     assert abs(frame.loc[(run_label, "words_per_turn"), "difference"] - (8 - 11 / 3)) < 1e-12
     assert frame.loc[(run_label, "template_rate"), "value"] == 1.0
@@ -124,3 +127,10 @@ def test_a_bank_built_from_the_compared_conversations_is_said_loudly(tmp_path, c
         frame = pd.read_csv(out / "validity.csv").set_index(["set", "figure"])
         run_label = frame.index.get_level_values(0)[-1]
         assert frame.loc[(run_label, "verbatim_overlap"), "value"] == 1.0
+
+
+def test_a_reference_names_its_split_after_the_last_colon():
+    from simulators.cli.validate import reference_spec
+
+    assert reference_spec("data/redial:tune_data") == (Path("data/redial"), "tune_data")
+    assert reference_spec("data/inspired") == (Path("data/inspired"), None)
