@@ -302,7 +302,7 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
         return _reply(talk.like_shown(ref, *keys), "like", [target[1]],
                       task=f"tell the recommender: {ref} looks good to me", refs=(ref,))
     draw = rnd.random()
-    passable = not (answers and asked.claim is not None and _has(others[0][1] if others else None, asked.claim))
+    passable = not (others and answers and asked.claim is not None and _has(others[0][1], asked.claim))
     if others and passable and (draw < rates.react or exhausted and (draw < 0.6 or not liked and draw < 0.8)):
         return react(others[0], facts, unsaid, profile, rnd, keys, asked=asked if answers else None)
     if others and (draw < rates.react + rates.ask or exhausted and (draw < 0.75 or not liked)):
@@ -433,18 +433,21 @@ def react(shown: tuple[int, ItemCard], facts: Sequence[Fact], unsaid: Sequence[F
                   task=f"tell the recommender: {ref} is not for me", refs=_refs(ref, card))
 
 
-def _has(card: ItemCard | None, claim: tuple[str, str, int]) -> bool:
+def _shown_values(card: ItemCard, aspect: str) -> list[str]:
+    shown = card.attributes.get(aspect)
+    return [shown] if isinstance(shown, str) else list(shown or [])
+
+
+def _has(card: ItemCard, claim: tuple[str, str, int]) -> bool:
     """Whether `card` shows the value a wish names: turning it down for lacking it is nonsense
     ("The first one won't do, I'm after somewhere quiet" of a quiet place)."""
     aspect, value, sign = claim
-    shown = card.attributes.get(aspect) if card is not None else None
-    return sign > 0 and value in ([shown] if isinstance(shown, str) else list(shown or []))
+    return sign > 0 and value in _shown_values(card, aspect)
 
 
 def _contradicts(card: ItemCard, claim: tuple[str, str, int]) -> bool:
     aspect, value, sign = claim
-    shown = card.attributes.get(aspect)
-    values = [shown] if isinstance(shown, str) else list(shown or [])
+    values = _shown_values(card, aspect)
     return sign > 0 and bool(values) and value not in values
 
 

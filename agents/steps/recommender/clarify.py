@@ -210,6 +210,13 @@ def shared_share(spoken: Sequence[tuple[tuple[str, ...], float]]) -> float:
     return sum(m for values, m in spoken if any(counts[v] > 1 for v in values)) / mass
 
 
+def _question_score(spoken: Sequence[tuple[tuple[str, ...], float]], total: float) -> tuple[float, float]:
+    """How good a question about an aspect is: its split score weighed by `shared_share`,
+    then the plain split score to break ties."""
+    plain = _sparse_split_score(spoken, total)
+    return plain * shared_share(spoken), plain
+
+
 def repeats_attribute(mined: str, attributes: Sequence[str]) -> bool:
     """Whether a mined aspect names an attribute ("prices" vs "price_range"): same word stem."""
     return _repeats_attribute(mined, tuple(attributes))
@@ -314,13 +321,12 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
         return self._catalog_values
 
     def _settled_by(self, candidates: Sequence[Item], aspect: str, known: Sequence[str],
-                    columns: dict[str, list[tuple[str, ...]]] | None = None) -> bool:
+                    columns: dict[str, list[tuple[str, ...]]]) -> bool:
         """Whether an attribute already asked or answered fixes this one among the candidates
         (the state once the city is known): the candidates sharing a value of the known
         attribute, at least half of those that have both, have one value of this per group.
         `columns` keeps each attribute's candidate values for the turn (every open attribute
         is checked against every known one)."""
-        columns = {} if columns is None else columns
 
         def column(name: str) -> list[tuple[str, ...]]:
             if name not in columns:
@@ -388,15 +394,13 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
         listed = False  # an open attribute most candidates have splits them: no mined aspect is asked
         for aspect in open_attributes:
             spoken = self._spoken_values(inputs.candidates, aspect, weights)
-            plain = _sparse_split_score(spoken, total)
-            score = (plain * shared_share(spoken), plain)
-            listed = listed or plain > 0 and sum(m for _, m in spoken) >= LISTED_SHARE * total
+            score = _question_score(spoken, total)
+            listed = listed or score[1] > 0 and sum(m for _, m in spoken) >= LISTED_SHARE * total
             if score > best_score:
                 best, best_score, best_values = aspect, score, []
         mined = [] if listed else self._mined_options(inputs, asked | set(attributes), attributes, said, weights)
         for name, spoken in mined:
-            plain = _sparse_split_score(spoken, total)
-            score = (plain * shared_share(spoken), plain)
+            score = _question_score(spoken, total)
             if score > best_score:
                 best, best_score, best_values = name, score, [values for values, _ in spoken]
         if best is None:

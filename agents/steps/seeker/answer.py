@@ -215,10 +215,13 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
         return await super().run(inputs)
 
     def plan(self, inputs: AnswerInput) -> list[Fact]:
-        """The facts this turn states, as the offline turn chooses them, at most `LLM_WISHES`."""
-        keys = self.offline(inputs).fact_keys
-        by_key = {fact.key: fact for fact in inputs.facts}
-        return [by_key[key] for key in keys if key in by_key][:LLM_WISHES]
+        """The facts this turn states, as the offline turn chooses them, at most `LLM_WISHES`
+        (kept for these inputs: `run` asks first, then the prompt)."""
+        if self._last_plan[0] is not inputs:
+            keys = self.offline(inputs).fact_keys
+            by_key = {fact.key: fact for fact in inputs.facts}
+            self._last_plan = (inputs, [by_key[key] for key in keys if key in by_key][:LLM_WISHES])
+        return self._last_plan[1]
 
     def check(self, output: BaseModel, inputs: AnswerInput) -> str | None:
         """A person does not send a message twice; Qwen2.5-1.5B copied its first reply into the
@@ -229,9 +232,9 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
         `MAX_REPLY_WORDS`, is refused: people say one or two things a turn."""
         reply = getattr(output, "answer", "")
         new = new_sentences(reply, self._sent(inputs))
-        if reply.strip() and len(normalised(new).split()) < 3:
-            return REPEATED_REPLY
         words = len(normalised(new).split())
+        if reply.strip() and words < 3:
+            return REPEATED_REPLY
         if words > MAX_REPLY_WORDS:
             return TOO_LONG.format(n=words)
         wishes = max(len(facts_said(new, inputs.facts)), len(LIST_JOINTS.findall(new)) + 1)
@@ -261,11 +264,10 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
         self.dont_know_rate = dont_know_rate
         self.negative_share, self.vague_share = wording_mix
         self._last_asked: tuple[object, int | None] = (None, None)
+        self._last_plan: tuple[AnswerInput | None, list[Fact]] = (None, [])
 
     def _nothing_new(self, inputs: AnswerInput) -> SeekerAnswer:
-        """Every fact is said and the question is about none of them: NOTHING_LEFT. (Asked
-        about one it said, it says it again, "like I said", as a person asked twice does; with
-        facts left it adds one or two, as to any question.)"""
+        """Every fact is said and the question is about none of them: NOTHING_LEFT."""
         return SeekerAnswer(answer=pick(NOTHING_LEFT, inputs.question, inputs.seed, len(inputs.dialogue)),
                             has_preference=False)
 
