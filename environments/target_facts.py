@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from environments.catalog import Catalog
 from environments.catalog.store import load_manifest
 from environments.models import AttributeValue, Item
+from environments.search.word_stats import VAGUE
 
 if TYPE_CHECKING:
     from environments.worlds.truth import ItemTruth
@@ -63,12 +64,18 @@ def is_world(catalog: Catalog) -> bool:
 
 def plain_knowledge(attributes: dict[str, AttributeValue]) -> TargetKnowledge:
     """Shown attributes, each said by its value ("size_range" -> "size range"): all a seeker
-    knows on a catalog without truth."""
-    facts = []
+    knows on a catalog without truth.
+
+    A value that names nothing a shopper wants ("General", a clothing catalog's division:
+    "General would be great" read as nonsense to blind raters) is not said, and a value two
+    attributes share ("Dresses" as department and class) is said once."""
+    facts, said = [], set()
     for aspect, val in attributes.items():
         for value in [val] if isinstance(val, str) else list(val or []):
-            if str(value).strip():
-                facts.append(TargetFact(aspect, _words(aspect), str(value), (_words(str(value)),)))
+            words = _words(str(value))
+            if words and words.lower() not in said and not set(words.lower().split()) <= VAGUE:
+                said.add(words.lower())
+                facts.append(TargetFact(aspect, _words(aspect), str(value), (words,)))
     return TargetKnowledge(tuple(facts))
 
 

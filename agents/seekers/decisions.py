@@ -95,11 +95,23 @@ def recommender_words(obs: SeekerObservation) -> str:
 
 
 
-def reaction_wording(reaction: Reaction) -> str:
-    """The bank's reaction a view is said as: taking it ("I'll check it out"), seen or not, liked or not."""
+def reaction_wording(reaction: Reaction, bank: WordingBank | None = None, keys: Sequence[object] = ()) -> str:
+    """The bank's reaction a view is said as: taking it ("I'll check it out"), seen or not, liked or not.
+
+    With a `bank`, seen or not alone ("I haven't seen that one") as often as the bank's people
+    said so without a like or dislike: on ReDial's training dialogues 22% of reactions to a
+    seen film and 35% to an unseen one. Always saying a stance made "I loved X" 69% of the
+    grounded target-biased seeker's reactions on tune_data (people: 18%)."""
     if reaction.accept:
         return "unseen_liked"
-    return f"{'seen' if reaction.seen else 'unseen'}_{'liked' if reaction.like else 'disliked'}"
+    side = "seen" if reaction.seen else "unseen"
+    if bank is not None:
+        plain = bank.said(f"react:{side}")
+        stance = bank.said(f"react:{side}_liked") + bank.said(f"react:{side}_disliked")
+        draw = zlib.crc32("-".join(map(str, (*keys, "stance"))).encode()) / 2**32
+        if plain and draw < plain / (plain + stance):
+            return side
+    return f"{side}_{'liked' if reaction.like else 'disliked'}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,7 @@ from agents.steps.seeker.answer import (
 from agents.steps.seeker.move import MoveInput, SeekerMoveStep
 from agents.steps.seeker.review_facts import facts_from_reviews
 from agents.steps.seeker.summarize import SummarizeInput, SummarizeReviewsStep
-from agents.steps.text import fill_form, pick, split_sentences
+from agents.steps.text import fill_form, pick, singular, split_sentences
 from environments.acts.policy import SeekerPolicy, load_policy
 from environments.acts.wordings import WordingBank
 from environments.base import ItemCard, SeekerObservation, SeekerReply
@@ -140,9 +140,14 @@ def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentenc
     facts += [Fact(f"taste:{word}", f"likes {word}", frame(pick(TASTE_FORMS, profile.target_id, word), w=word),
                    f"taste:{word}", ("taste", word, 1), salience=1.0, phrase=word) for word in profile.tastes]
     if profile.kind:
+        # An attribute whose value is the kind ("Dresses" as a clothing catalog's class) is the kind
+        # fact's claim, not a second way to say it ("Ideally Dresses. Looking for some dresses.").
+        same = next((f for f in facts if f.key.startswith("attr:") and f.claim is not None
+                     and singular(str(f.claim[1]).lower()) == singular(profile.kind.lower())), None)
+        facts = [f for f in facts if f is not same]
         kind = with_article(profile.kind)
         facts.insert(0, Fact("kind", f"kind of product: {profile.kind}", pick(KIND_FORMS, profile.target_id).format(
-            k=kind), "kind", salience=1.0, phrase=kind))
+            k=kind), "kind", same.claim if same is not None else None, salience=1.0, phrase=kind))
     return facts
 
 
@@ -400,7 +405,8 @@ def reaction_move(reaction: decisions.Reaction, keys: tuple[object, ...], bank: 
            else _ref(reaction.position, card, keys))
     text = talk.reaction(ref, *keys, seen=reaction.seen, like=reaction.like, accept=reaction.accept)
     if obs is not None:
-        text = decisions.people_said(bank, "react", obs, (*keys, card.id), reaction=decisions.reaction_wording(reaction),
+        wording = decisions.reaction_wording(reaction, bank, (*keys, card.id))
+        text = decisions.people_said(bank, "react", obs, (*keys, card.id), reaction=wording,
                                      title=None if reaction.accept else card.title) or text
     verdict = "I will take it" if reaction.accept else (
         f"I have {'' if reaction.seen else 'not '}seen it and I {'like' if reaction.like else 'do not like'} it")

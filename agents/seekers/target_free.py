@@ -296,7 +296,7 @@ def people_reactions(reflection: Reflection, obs: SeekerObservation, policy: See
                                          mentions=popularity, seed=obs.episode_seed)
         keys = (obs.episode_seed, obs.turn, card.id)
         ref = talk.refer(position, card.title, *keys, may_name=len(card.title.split()) <= 5)
-        reason = decisions.people_said(bank, "react", obs, keys, reaction=decisions.reaction_wording(view),
+        reason = decisions.people_said(bank, "react", obs, keys, reaction=decisions.reaction_wording(view, bank, keys),
                                        title=card.title) or talk.reaction(ref, *keys, seen=view.seen, like=view.like)
         out.append(ItemReaction(item_id=card.id, seen=view.seen, reaction="like" if view.like else "dislike",
                                 reason=reason))

@@ -152,6 +152,10 @@ class WordingBank(BaseModel):
 
         return [w for w in found if bool(DISLIKE.search(w.text)) != liking]
 
+    def said(self, key: str) -> int:
+        """How many training turns said `key` ("react:seen", "preference"), all its wordings together."""
+        return sum(w.count for w in self.wordings.get(key, ()))
+
     def kind_named(self, word: str) -> str | None:
         """The catalog kind a taste word names ("comedies" -> "comedy"), or None."""
         word = " ".join(word.lower().split())

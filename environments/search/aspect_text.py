@@ -29,6 +29,9 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[a-z][.!?])(?=[A-Z])|\n+")
 _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*|[,;:()]")
 _ENTITY = re.compile(r"&#?[a-z0-9]+;")
 
+# A capitalised word after a lower-case one: a name ("my new Shure mic"), not a sentence start.
+TITLED = re.compile(r"(?<=[a-z0-9,;] )[A-Z][a-z]+")
+
 DETERMINERS = frozenset("the this that my its your their these those our his her".split())
 COPULAS = frozenset("is was are were be been feels felt smells smelled tastes tasted looks looked seems "
                     "seemed sounds sounded stays stayed lasts lasted remains remained gets got".split())

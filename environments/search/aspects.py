@@ -23,7 +23,6 @@ How words stand across the reviews (a thing, a quality, a verb, a name) is count
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -34,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
-from environments.search.aspect_text import find_mentions, sentences, term_index, tokens
+from environments.search.aspect_text import TITLED, find_mentions, sentences, term_index, tokens
 from environments.search.cache import cache_dir_for, content_key, write_file_atomic
 from environments.search.embeddings import bulk_id, encode_bulk
 from environments.search.word_stats import VAGUE, MinerSettings, WordStats  # noqa: F401 (VAGUE: its old home)
@@ -43,10 +42,8 @@ if TYPE_CHECKING:
     from environments.catalog.store import Catalog
     from environments.search.embeddings import Encoder
 
-# A capitalised word after a lower-case one: a name ("my new Shure mic"), not a sentence start.
-_TITLED = re.compile(r"(?<=[a-z0-9,;] )[A-Z][a-z]+")
 VOCABULARY_VERSION = 2  # 2: aspects list their alternatives
-MINER_VERSION = 5  # bump when mining changes what it finds: part of the cache key
+MINER_VERSION = 6  # bump when mining changes what it finds: part of the cache key
 
 
 class MinedAspect(BaseModel):
@@ -154,7 +151,7 @@ def _mine(catalog: Catalog, encoder: Encoder | None, settings: MinerSettings) ->
         words = tokenised.get(sentence)
         if words is None:
             words = tokenised[sentence] = tuple(map(sys.intern, tokens(sentence)))
-            titled.update(w.lower() for w in _TITLED.findall(sentence))
+            titled.update(w.lower() for w in TITLED.findall(sentence))
         return words
 
     item_reviews = [[[words_of(s) for s in sentences(review.text)] for review in reviews.get(item.id, ())]

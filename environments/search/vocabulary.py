@@ -10,8 +10,11 @@ other items' reviews name too, but not most of them ("tuner" among instrument ge
 not "guitar" nor "lifeproof").
 
 Counts are per item (how many items' reviews use a word at least once), not per review,
-so a word one prolific item repeats stays rare. Computed once per catalog, in a single
-pass over the reviews.
+so a word one prolific item repeats stays rare. A word reviewers mostly capitalise
+mid-sentence is a name ("Fender", "Dunlop", "Planet Waves"), however many items share it:
+never everyday vocabulary nor a kind (musical instruments: a first message naming "fender
+fretboard" or "dunlop nylon standard" found its target in BM25's top 10). Computed once per
+catalog, in a single pass over the reviews.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 
 from environments.catalog.store import Catalog
 from environments.models import Item
-from environments.search.aspect_text import GENERIC_NOUNS, is_content, noun_positions, sentences, tokens
+from environments.search.aspect_text import GENERIC_NOUNS, TITLED, is_content, noun_positions, sentences, tokens
 
 MIN_SHARED_ITEMS = 10     # a word fewer items use than this (or than `MIN_SHARED_SHARE`) is the target's own
 MIN_SHARED_SHARE = 0.05   # ("tubescreamer", "joyo": in a few dozen pedals' reviews of 900, too telling to be everyday)
@@ -31,6 +34,7 @@ MIN_KIND_SHARE = 0.01     # a kind is a noun between these shares of items ("tun
 MAX_KIND_SHARE = 0.25     # not a brand few items have nor the catalog's theme ("guitar")
 MIN_KIND_REVIEWS = 2      # ... and at least this many of the target's reviews name it
 KIND_KEYS = ("type", "product_type", "kind", "category", "categories")
+MIN_NAME_SHARE = 0.4      # capitalised mid-sentence at least this often: a name (as the aspect miner reads it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,13 +43,22 @@ class CatalogVocabulary:
 
     item_frequency: dict[str, int]
     n_items: int
+    names: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, catalog: Catalog) -> CatalogVocabulary:
         frequency: Counter[str] = Counter()
+        uses: Counter[str] = Counter()
+        titled: Counter[str] = Counter()
         for item in catalog.items:
-            frequency.update(set(item_words(item, (r.text for r in catalog.reviews_by_item.get(item.id, [])))))
-        return cls(dict(frequency), len(catalog.items))
+            texts = [r.text for r in catalog.reviews_by_item.get(item.id, [])]
+            words = item_words(item, texts)
+            frequency.update(set(words))
+            uses.update(words)
+            for text in texts:
+                titled.update(w.lower() for w in TITLED.findall(text))
+        names = frozenset(w for w, n in titled.items() if n >= MIN_NAME_SHARE * uses[w] > 0)
+        return cls(dict(frequency), len(catalog.items), names)
 
     @property
     def min_items(self) -> int:
@@ -54,7 +67,7 @@ class CatalogVocabulary:
     def shared_words(self) -> dict[str, int]:
         """Words enough items use to be everyday vocabulary for this kind of catalog, with
         how many items use each."""
-        return {w: n for w, n in self.item_frequency.items() if n >= self.min_items}
+        return {w: n for w, n in self.item_frequency.items() if n >= self.min_items and w not in self.names}
 
     def kind(self, item: Item, reviews: Sequence[str]) -> str | None:
         """What kind of product `item` is: its metadata's type or last category, else the noun
@@ -71,7 +84,8 @@ class CatalogVocabulary:
                            if words[head].isalpha() and words[head] not in GENERIC_NOUNS})
         low, high = max(MIN_SHARED_ITEMS, MIN_KIND_SHARE * self.n_items), MAX_KIND_SHARE * self.n_items
         candidates = sorted(n for n, count in naming.items()
-                            if count >= MIN_KIND_REVIEWS and low <= self.item_frequency.get(n, 0) <= high)
+                            if count >= MIN_KIND_REVIEWS and low <= self.item_frequency.get(n, 0) <= high
+                            and n not in self.names)
         return max(candidates, key=lambda n: naming[n] * math.log(self.item_frequency[n]), default=None)
 
 

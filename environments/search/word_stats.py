@@ -1,13 +1,13 @@
 """Where words stand across a corpus of review sentences, and the thresholds that read it.
 
 `WordStats` counts, per word, how often it is the head of a noun phrase, comes before an
-object, follows a copula ("is *bright*") or is capitalised mid-sentence ("Shure"); from
-that it tells a thing from a quality, a verb or a name, picks candidate aspect terms and
-the values a mention offers. `MinerSettings` holds the thresholds (and the miner's other
-knobs, so that one object keys the miner's cache). Shared by the aspect miner
-(`aspects.py`, over a whole catalog) and the seeker's review facts
-(`agents/steps/seeker/review_facts.py`, over one item's reviews), like the sentence reader
-beneath both (`aspect_text.py`).
+object, follows a copula ("is *bright*"), is capitalised mid-sentence ("Shure") or is the
+reviewer's own ("*my* hips"); from that it tells a thing from a quality, a verb or a name,
+picks candidate aspect terms and the values a mention offers. `MinerSettings` holds the
+thresholds (and the miner's other knobs, so that one object keys the miner's cache).
+Shared by the aspect miner (`aspects.py`, over a whole catalog) and the seeker's review
+facts (`agents/steps/seeker/review_facts.py`, over one item's reviews), like the sentence
+reader beneath both (`aspect_text.py`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from environments.search.aspect_text import (
     COPULAS, GENERIC_NOUNS, INTENSIFIERS, OBJECT_STARTS, PRAISE, Mention, noun_positions,
@@ -49,6 +50,11 @@ class MinerSettings:
     max_value_together: float = 0.1  # ...and at most this share of its mentions names both at once
     min_name_share: float = 0.4  # a word capitalised mid-sentence this often is a name (brand), not a value
     min_quality_share: float = 0.035  # after a copula this often: a quality ("cheap"), else a kind ("condenser")
+    # A thing reviewers call "my ..." this often is theirs, not the item's: "my hips", "my babysitter",
+    # "my studio" (clothing 0.40, restaurant world 1.00, musical instruments 0.53; an item's own
+    # "fabric", "tone", "price" at most 0.08). Asked "What kind of hips do you like?", or told
+    # "My babysitter is a big thing for me", a reader sees nonsense.
+    max_owned_share: float = 0.25
 
 
 @dataclass(slots=True)
@@ -62,6 +68,7 @@ class WordStats:
     pairs: Counter[tuple[str, str]]
     predicative: Counter[str] = field(default_factory=Counter)
     titled: Counter[str] = field(default_factory=Counter)  # filled by the caller, which has the raw text
+    owned: Counter[str] = field(default_factory=Counter)  # heads right after "my" / "our"
     nouns: frozenset[str] = frozenset()  # words of the candidate aspect terms: things, not values
 
     @classmethod
@@ -74,6 +81,8 @@ class WordStats:
                 stats.predicative.update(_after_copulas(words))
             for start, head in noun_positions(words):
                 stats.heads[words[head]] += 1
+                if start > 0 and words[start - 1] in OWNERS:
+                    stats.owned[words[head]] += 1
                 if head > start:
                     stats.pairs[(words[head - 1], words[head])] += 1
         return stats
@@ -85,6 +94,10 @@ class WordStats:
     def quality(self, word: str, settings: MinerSettings) -> bool:
         """Said of things after a copula ("it is *cheap*"): a quality; else a kind ("*condenser* mic")."""
         return self.predicative[word] >= settings.min_quality_share * self.total[word]
+
+    def reviewers_own(self, word: str, settings: MinerSettings) -> bool:
+        """Mostly "my *word*": the reviewer's body, family or gear, not something an item has."""
+        return self.owned[word] >= settings.max_owned_share * self.heads[word] > 0
 
     def verb_like(self, word: str, settings: MinerSettings) -> bool:
         return self.verbish[word] >= settings.max_verb_share * self.total[word]
@@ -98,7 +111,7 @@ class WordStats:
 
     def describes(self, word: str, settings: MinerSettings) -> bool:
         """Can `word` tell items apart on an aspect? Not a verb, a generic noun or praise."""
-        return word not in GENERIC_NOUNS and word not in PRAISE and not self.verb_like(word, settings)
+        return word not in GENERIC_NOUNS and not is_praise(word) and not self.verb_like(word, settings)
 
     def value_words(self, mention: Mention, settings: MinerSettings) -> list[str]:
         """The words a mention offers as the aspect's values: one-word predicates ("sound is *warm*"),
@@ -115,7 +128,8 @@ class WordStats:
 
     def candidate_terms(self, settings: MinerSettings, excluded: frozenset[str] = frozenset()) -> list[str]:
         """Words (and two-word compounds) that mostly stand where nouns stand, most frequent first."""
-        terms = {w: n for w, n in self.heads.items() if w not in excluded and self.noun_like(w, settings)}
+        terms = {w: n for w, n in self.heads.items() if w not in excluded and self.noun_like(w, settings)
+                 and not self.reviewers_own(w, settings)}
         for (modifier, head), count in self.pairs.items():
             if (count >= settings.min_head_count and count >= settings.compound_share * self.heads[head]
                     and head not in excluded and modifier not in excluded and self.noun_like(modifier, settings)
@@ -124,6 +138,31 @@ class WordStats:
                 if count >= 0.8 * self.heads[head]:
                     terms.pop(head, None)  # "life" is only ever "battery life"
         return [t for t, _ in sorted(terms.items(), key=lambda tc: (-tc[1], tc[0]))][: settings.max_terms]
+
+
+OWNERS = frozenset({"my", "our"})
+# Valence (VADER's lexicon, -4..4) from which a word is praise whatever it is said of:
+# "superb", "gorgeous", "beautiful", "lovely" (2.8 and up) say how much a reviewer liked a
+# thing, not what it is like, while "rich" (2.6, a rich tone), "comfortable" (2.3),
+# "friendly" (2.2) and "cute" (2.0) still say which.
+PRAISE_VALENCE = 2.7
+
+
+def is_praise(word: str) -> bool:
+    """A word of praise: no option to choose between ("superb or impeccable?"), no wish ("great color")."""
+    return word in PRAISE or valence(word) >= PRAISE_VALENCE
+
+
+@cache
+def _valences() -> dict[str, float]:
+    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+    return dict(SentimentIntensityAnalyzer().lexicon)
+
+
+def valence(word: str) -> float:
+    """VADER's valence of `word`, 0.0 if it has none."""
+    return _valences().get(word, 0.0)
 
 
 def _inflected(word: str) -> bool:

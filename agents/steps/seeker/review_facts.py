@@ -27,7 +27,6 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cache
 
 from agents.steps.seeker.answer import Fact
 from agents.steps.text import fill_form, pick
@@ -35,7 +34,8 @@ from environments.search.aspect_text import (
     NEGATIONS, SENSE_VERBS, Mention, find_mentions, is_content, sentences, term_index, tokens,
 )
 from environments.search.aspects import AspectVocabulary
-from environments.search.word_stats import MinerSettings, WordStats
+from environments.search.word_stats import VAGUE as SAYS_NOTHING
+from environments.search.word_stats import MinerSettings, WordStats, is_praise, valence
 
 # Descriptors that came before the term, in the reviews' order: "light floral scent", but
 # also "sensitive teeth" (what it is for), so the wording does not say which.
@@ -134,7 +134,7 @@ def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Ma
 
 def is_flaw(word: str) -> bool:
     """A descriptor that says something is wrong ("weird", "flimsy", "broken")."""
-    return word in FLAWS or _valence().get(word, 0.0) <= NEGATIVE_VALENCE
+    return word in FLAWS or valence(word) <= NEGATIVE_VALENCE
 
 
 VAGUE = frozenset("extra different other same new whole certain".split())  # says nothing about the item
@@ -145,22 +145,21 @@ def _everyday(word: str, shared: Mapping[str, int]) -> bool:
     return word in shared and word not in COMMON_VERBS and word not in VAGUE and not word.endswith("ing")
 
 
+def _describes(word: str) -> bool:
+    """A descriptor that says what a thing is like: not praise ("great color", "the style to be
+    great": what everyone wants) nor a word true of anything ("big game", "regular length")."""
+    return not is_praise(word) and word not in SAYS_NOTHING
+
+
 def _not_a_thing(word: str) -> bool:
     """A word a real catalog's reviews put where a noun stands that names no aspect: a verb
     form, or a judgement ("perfect", "sturdy" as in "the knobs feel *sturdy*")."""
     return (word in COMMON_VERBS or word.endswith(("ing", "ly")) or word in FLAWS
-            or abs(_valence().get(word, 0.0)) >= 1.0 or word in VAGUE or word in {"sturdy", "solid"})
+            or abs(valence(word)) >= 1.0 or word in VAGUE or word in {"sturdy", "solid"})
 
 
 def _flawed(mention: Mention) -> bool:
     return any(is_flaw(word) for value in mention.values for word in value.split())
-
-
-@cache
-def _valence() -> dict[str, float]:
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
-
-    return dict(SentimentIntensityAnalyzer().lexicon)
 
 
 def local_terms(review_sentences: Sequence[Sequence[Sequence[str]]]) -> dict[str, str]:
@@ -190,6 +189,9 @@ def _mentions_by_aspect(review_sentences: Sequence[Sequence[Sequence[str]]], ter
         for words in review:
             for mention in find_mentions(words, index):
                 order += 1
+                mention = replace(mention, modifiers=tuple(w for w in mention.modifiers if _describes(w)),
+                                  predicates=tuple(p for p in mention.predicates
+                                                   if all(_describes(w) for w in p.split())))
                 if shared is not None:
                     mention = replace(mention, modifiers=tuple(w for w in mention.modifiers if _everyday(w, shared)),
                                       predicates=tuple(p for p in mention.predicates

@@ -108,6 +108,18 @@ def test_with_a_wording_bank_each_act_is_said_as_people_said_it():
     assert closed and {m.reply.text for m in closed} == {"thanks, have a good night"}
 
 
+def test_seen_or_not_is_said_without_a_stance_as_often_as_people_did():
+    people = bank(react__seen=["I've seen that one"] * 3, react__seen_liked=["Loved it"], react__unseen=["Nope"])
+    seen = decisions.Reaction(SHOWN[1], 1, seen=True, like=True)
+    said = Counter(decisions.reaction_wording(seen, people, (s,)) for s in range(400))
+    assert said.keys() == {"seen", "seen_liked"} and 0.65 < said["seen"] / 400 < 0.85  # 3 plain to 1 liked
+    unseen = decisions.Reaction(SHOWN[2], 2, seen=False, like=False)
+    assert {decisions.reaction_wording(unseen, people, (s,)) for s in range(50)} == {"unseen"}  # no stance said
+    assert decisions.reaction_wording(seen) == "seen_liked"  # no bank: the stance
+    taken = decisions.Reaction(SHOWN[3], 3, seen=False, like=True, accept=True)
+    assert decisions.reaction_wording(taken, people, (0,)) == "unseen_liked"
+
+
 def test_a_move_the_bank_cannot_word_falls_back_to_crsims_own():
     people = bank(close=["thanks, have a good night"])  # no reactions
     move = policy_move(observation(shown=SHOWN[:3]), [], [], [], policy(react=100), people)

@@ -201,6 +201,16 @@ def test_on_a_real_catalog_the_first_answer_names_the_kind_of_product():
     assert all("salsa" not in f.utterance.lower() for f in review)  # not a shared word: never said
 
 
+def test_a_catalog_value_that_names_nothing_or_the_kind_is_not_said_again():
+    attributes = {"division": "General", "department": "Dresses", "class": "Dresses", "size": "General Petite"}
+    profile = replace(PROFILE, attributes=attributes, kind="dresses", shared_words={})
+    facts = profile_facts(profile, "", 3)
+    keys = [f.key for f in facts if f.key.startswith("attr:")]
+    assert keys == ["attr:size=General Petite"]  # "General" says nothing; "Dresses" is the kind, said once
+    kind = next(f for f in facts if f.key == "kind")
+    assert kind.claim == ("department", "Dresses", 1) and kind.phrase == "some dresses"
+
+
 def test_after_asking_it_sometimes_takes_in_the_answer():
     facts = profile_facts(PROFILE, "", 3)
     moves = []

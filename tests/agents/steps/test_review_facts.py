@@ -142,3 +142,11 @@ def test_on_a_real_catalog_no_fact_is_worded_around_a_verb_or_a_judgement():
     assert "tone" in said and "clean" in said
     for junk in ("work", "feel sturdy", "play guitar"):
         assert junk not in said, said
+
+
+def test_praise_and_words_true_of_anything_are_no_wish():
+    reviews = ("The color is great. Great color overall.", "Great color, and the fabric is soft.",
+               "Soft fabric. The color is great.", "The big game was on.")
+    said = " ".join(f.utterance.lower() for f in facts_from_reviews(reviews))
+    assert "fabric" in said and "soft" in said
+    assert "great" not in said and "big game" not in said, said

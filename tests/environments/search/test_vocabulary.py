@@ -36,3 +36,15 @@ def test_kind_is_the_everyday_noun_the_reviews_name_or_the_metadata_category():
     assert vocabulary.kind(catalog.item("i20"), texts["i20"]) == "strap"
     assert vocabulary.kind(catalog.item("meta"), []) == "tuners"
     assert vocabulary.kind(catalog.item("i0"), ["Nice."]) is None  # nothing named twice: no guess
+
+
+def test_a_name_reviewers_capitalise_is_never_everyday_nor_a_kind():
+    items, reviews = [], []
+    for n in range(30):
+        items.append(Item(id=f"i{n}", title=f"Thing {n}"))
+        texts = ["These strings from Fender sound bright.", "I love my strings, the fender ones too."]
+        reviews += [Review(id=f"r{n}-{k}", item_id=f"i{n}", user_id=f"u{k}", rating=5.0, text=t)
+                    for k, t in enumerate(texts)]
+    vocabulary = CatalogVocabulary.of(Catalog(CatalogManifest(name="gear"), items, reviews))
+    assert "fender" in vocabulary.names and "strings" not in vocabulary.names
+    assert "fender" not in vocabulary.shared_words() and "strings" in vocabulary.shared_words()

@@ -26,3 +26,20 @@ def test_the_miners_old_module_still_exports_them():
     from environments.search import aspects
 
     assert aspects.WordStats is WordStats and aspects.MinerSettings is MinerSettings
+
+
+def test_a_thing_reviewers_call_their_own_is_no_aspect_of_the_item():
+    sentences = ["My hips are wide", "It flatters my hips", "The hips fit", "my hips love it",
+                 "The fabric is soft", "The fabric is thin", "I like the fabric", "my fabric softener"]
+    stats = WordStats.count(tokens(s) for s in sentences)
+    settings = MinerSettings(min_head_count=2)
+    assert stats.reviewers_own("hips", settings) and not stats.reviewers_own("fabric", settings)
+    terms = stats.candidate_terms(settings)
+    assert "fabric" in terms and "hips" not in terms
+
+
+def test_praise_says_how_much_not_what_kind():
+    from environments.search.word_stats import is_praise
+
+    assert all(is_praise(w) for w in ("great", "superb", "gorgeous", "beautiful"))
+    assert not any(is_praise(w) for w in ("rich", "warm", "comfortable", "friendly", "cute", "floral"))
