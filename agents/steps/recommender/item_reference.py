@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agents.steps.text import singular, split_sentences
 from environments.catalog import Catalog
@@ -41,7 +41,10 @@ QUESTION_WORDS = frozenset("""
     come comes got really kind sort type much many well okay ok fine great nice recommend recommended opinion people
     does have has one ones about describe place spot option pick choice number top first second third fourth fifth
     last 1st 2nd 3rd 4th 5th guess suppose wonder wondering curious actually exactly review reviews say said
+    fit fits suit suits tick ticks box
 """.split())
+# Words that say a wish is coming, not what it is ("X matters to me. Does the first one have it?").
+WISH_WORDS = frozenset("matters matter thing important want wanted need needs after looking ideally mostly care".split())
 TITLE_THRESHOLD = 90.0  # rapidfuzz partial_ratio (0-100) of a title form against the question
 COMMON_TITLE_WORD = 200  # a word in more titles than this does not propose title candidates
 
@@ -106,11 +109,21 @@ def same_word(a: str, b: str) -> bool:
 
 def read_question(utterance: str, shown: Sequence[str], catalog: Catalog, item_noun: str,
                   index: CatalogIndex) -> Asked | None:
-    """The first question sentence of the utterance that is about an item, or None."""
-    for sentence in split_sentences(utterance) or [utterance]:
+    """The first question sentence of the utterance that is about an item, or None.
+
+    A question that names nothing it asks about ("Does the second one fit?", "Is the first
+    one like that?") asks about what the utterance's other sentences say ("A midday meal is
+    the thing."): those words are asked."""
+    said = split_sentences(utterance) or [utterance]
+    for sentence in said:
         if "?" not in sentence:
             continue
         found = _read(sentence, shown, catalog, item_noun, index)
+        if found is not None and not found.words and not (found.about or found.opinion or found.seen):
+            context = [w for other in said if other is not sentence for w in tokens(other.lower())
+                       if content_word(w) and w not in QUESTION_WORDS and w not in WISH_WORDS
+                       and w not in GENERIC_NOUNS]
+            found = replace(found, words=tuple(dict.fromkeys(context)))
         if found is not None:
             return found
     return None

@@ -63,7 +63,7 @@ ASK_SHOWN = (
     "Can you say more on {ref}?", "Who is {ref} for?",
 )
 ASK_SHOWN_WANT = (
-    "I'm after {want}; would {ref} do?", "{Want} is the thing. Does {ref} fit?", "Would {ref} tick the {want} box?",
+    "I'm after {want}; would {ref} do?", "{Want} is the thing. Does {ref} fit?", "Would {ref} tick the {bare} box?",
     "Does {ref} fit {want}?", "What about {ref}, for {want}?", "{Want} matters to me. Is {ref} like that?",
 )
 # An item the seeker liked before ({title}), named as people name them.
@@ -169,8 +169,10 @@ def unknown_shown(ref: str, *keys: object) -> str:
 
 
 def ask_shown(ref: str, *keys: object, want: str = "") -> str:
-    """A question about this one; with `want`, whether it has what the seeker is after."""
-    return fill_form(pick(ASK_SHOWN_WANT if want else ASK_SHOWN, "ask", *keys), ref=ref, want=want)
+    """A question about this one; with `want`, whether it has what the seeker is after
+    (`bare`: without its article, "tick the proper curry house box")."""
+    bare = re.sub(r"^(?:a|an|some|the)\s+", "", want, flags=re.IGNORECASE)
+    return fill_form(pick(ASK_SHOWN_WANT if want else ASK_SHOWN, "ask", *keys), ref=ref, want=want, bare=bare)
 
 
 def name_liked(title: str, *keys: object) -> str:

@@ -73,6 +73,15 @@ def test_attribute_answers_yes_no_and_by_name(catalog):
     assert "black" in named and "color" in named
 
 
+def test_a_question_that_names_nothing_asks_about_the_wish_before_it(catalog):
+    fit = ask(catalog, "Battery power is the thing. Does the second one fit?").answer
+    assert fit.startswith(("No", "Not really")) and "mains" in fit  # not "I'm not sure about fit"
+    like = ask(catalog, "Red matters to me. Is the first one like that?").answer
+    assert like.startswith(("Yes", "It is, yes")) and "red" in like
+    box = ask(catalog, "Would the third one tick the black box?").answer
+    assert box.startswith(("Yes", "It is, yes")) and "black" in box and "tick" not in box
+
+
 def test_review_answer_counts_and_paraphrases_without_copying(catalog):
     out = ask(catalog, "Does the second one have a tuner built in?")
     assert out.item_id == "a2"
