@@ -50,7 +50,7 @@ from agents.steps.seeker.answer import (
 from agents.steps.seeker.move import MoveInput, SeekerMoveStep
 from agents.steps.seeker.review_facts import facts_from_reviews
 from agents.steps.seeker.summarize import SummarizeInput, SummarizeReviewsStep
-from agents.steps.text import fill_form, pick, singular, split_sentences
+from agents.steps.text import fill_form, normalised, pick, singular, split_sentences
 from environments.acts.policy import SeekerPolicy, load_policy
 from environments.acts.wordings import WordingBank
 from environments.base import ItemCard, SeekerObservation, SeekerReply
@@ -134,9 +134,15 @@ def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentenc
     facts = [value_fact(fact, profile.target_id) for fact in knowledge.facts]
     facts += [Fact(f"sig:{s}", s, frame(pick(SIGNATURE_FORMS, s, profile.target_id), s=s), None,
                    ("signature", s, 1), salience=0.6) for s in knowledge.signatures]
+    # A mined value an attribute already says ("prices: cheap" beside price range "cheap") is said once.
+    valued = {normalised(str(f.claim[1])) for f in facts if f.claim is not None}
+    mined = [(aspect, values[0]) for aspect, values in profile.described if normalised(values[0]) not in valued]
+    facts += [described_fact(aspect, value, profile.target_id) for aspect, value in mined]
+    described = {aspect for aspect, _ in mined}
     own = " ".join(split_sentences(profile.own_review)[:own_review_sentences])
-    facts.extend(facts_from_reviews([own, summary, *profile.positive_reviews], shared=profile.shared_words,
-                                    critical=profile.critical_reviews if profile.shared_words is not None else ()))
+    facts.extend(f for f in facts_from_reviews(
+        [own, summary, *profile.positive_reviews], shared=profile.shared_words,
+        critical=profile.critical_reviews if profile.shared_words is not None else ()) if f.aspect not in described)
     facts += [Fact(f"taste:{word}", f"likes {word}", frame(pick(TASTE_FORMS, profile.target_id, word), w=word),
                    f"taste:{word}", ("taste", word, 1), salience=1.0, phrase=word) for word in profile.tastes]
     if profile.kind:
@@ -157,6 +163,15 @@ def with_article(noun: str) -> str:
     if last.endswith("s") and not last.endswith(("ss", "us", "is")):
         return f"some {noun}"
     return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
+def described_fact(aspect: str, value: str, target_id: str) -> Fact:
+    """A value the target's reviews give a mined aspect ("hard" case), said as a wish ("A
+    hard case would be great."): the answer to a recommender asking about that aspect."""
+    key = f"mined:{aspect}={value}"
+    phrase = with_article(f"{value} {aspect}")
+    return Fact(key, f"{aspect}: {value}", frame(pick(WANT_FORMS, key, target_id), p=phrase), aspect,
+                (aspect, value, 1), salience=0.5, phrase=phrase)
 
 
 def value_fact(fact: TargetFact, target_id: str) -> Fact:

@@ -22,6 +22,7 @@ import numpy as np
 from environments.catalog import Catalog
 from environments.loading import load_catalog
 from environments.models import Item, Review, Role
+from environments.search.aspects import mine_aspects
 from environments.search.vocabulary import CatalogVocabulary
 from environments.single_target.holdout import TargetSlot, draw_target_pool
 from environments.single_target.profile import TargetBiasedProfile
@@ -54,6 +55,9 @@ class SingleTargetSetup(TargetRankingSetup):
         # On a real catalog the seeker is worded from what many items share (environments.catalog.vocabulary).
         self.vocabulary = None if is_world(catalog) or not catalog.reviews else CatalogVocabulary.of(catalog)
         self.shared_words = self.vocabulary.shared_words() if self.vocabulary is not None else None
+        # The aspects reviewers write about and each item's values (cached on disk): what the
+        # seeker can answer a recommender's question about a mined aspect with.
+        self.aspects = mine_aspects(catalog) if self.vocabulary is not None else None
         self._kinds: dict[str, str | None] = {}
 
     def new_episode(self) -> SingleTargetEnvironment:
@@ -76,7 +80,14 @@ class SingleTargetSetup(TargetRankingSetup):
         critical = tuple(r.text for r in sorted(others, key=lambda r: (r.rating, r.id)) if r.rating <= 2.0)
         kind = self._kind(item)
         return replace(profile, kind=kind, shared_words=self.shared_words,
-                       critical_reviews=critical[: self.max_positive_reviews])
+                       critical_reviews=critical[: self.max_positive_reviews], described=self._described(item))
+
+    def _described(self, item: Item) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The target's values on the mined aspects whose values its reviews name."""
+        if self.aspects is None:
+            return ()
+        found = ((name, self.aspects.values_of(name, item.id)) for name in self.aspects.names)
+        return tuple((name, values) for name, values in found if values)
 
     def _kind(self, item: Item) -> str | None:
         """The target's kind, found once per item (a popular target's reviews are read once, not per episode)."""

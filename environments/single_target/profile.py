@@ -38,6 +38,9 @@ class TargetBiasedProfile:
     kind: str | None = None
     shared_words: Mapping[str, int] | None = None  # word -> how many items' reviews use it
     critical_reviews: tuple[str, ...] = ()
+    # What the reviews say of the target on the catalog's mined aspects, as (aspect, values)
+    # ("case", ("hard",)): the choices a recommender's question about that aspect offers.
+    described: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # A grounded corpus's item popularity (how many of its conversations mention each item):
     # how likely a person is to have seen an item (`agents.seekers.decisions`).
     popularity: Mapping[str, float] | None = None

@@ -55,6 +55,19 @@ async def test_answers_what_is_asked_first_then_one_or_two_more(hash_encoder):
     assert state["stated"] == said + reply.metadata["facts"]
 
 
+async def test_a_question_about_a_mined_aspect_is_answered_with_the_targets_value(hash_encoder):
+    profile = replace(PROFILE, attributes={}, described=(("case", ("hard",)), ("strap", ("padded",))),
+                      shared_words={})
+    facts = profile_facts(profile, "", 3)
+    assert [f.key for f in facts if f.key.startswith("mined:")] == ["mined:case=hard", "mined:strap=padded"]
+    seeker = _seeker(hash_encoder)
+    obs = SeekerObservation(1, (Turn(index=0, role=Role.recommender,
+                                     text="When it comes to case, are you after something hard, soft, or something else?"),),
+                            (), profile, "products", 0)
+    reply, _ = await seeker.respond(obs, seeker.init_state(obs))
+    assert reply.metadata["facts"][0] == "mined:case=hard" and "a hard case" in reply.text.lower()
+
+
 async def test_a_question_it_has_no_answer_to_still_gets_something_it_wants(hash_encoder):
     seeker = _seeker(hash_encoder, threshold=0.3)
     reply, state = await seeker.respond(_obs("Do you need wheelchair parking?"), seeker.init_state(None))

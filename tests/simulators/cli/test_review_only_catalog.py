@@ -81,6 +81,20 @@ def test_the_recommender_asks_different_questions(sweep):
 
 
 @pytest.mark.slow
+def test_a_question_about_a_mined_aspect_is_answered_with_a_value_of_it(sweep):
+    """The seeker knows what its target's reviews say on the aspects the recommender asks about."""
+    asked = answered = 0
+    for line in (_job(sweep[1], "bm25") / "episodes.jsonl").read_text().splitlines():
+        turns = json.loads(line)["turns"]
+        for question, reply in zip(turns, turns[1:]):
+            aspect = question["metadata"].get("aspect") if question["role"] == "recommender" else None
+            if aspect and reply["role"] == "seeker":
+                asked += 1
+                answered += any(f.startswith(f"mined:{aspect}=") for f in reply["metadata"].get("facts") or [])
+    assert asked >= EPISODES and answered >= 0.2 * asked, (answered, asked)
+
+
+@pytest.mark.slow
 def test_no_seeker_utterance_quotes_a_review(sweep):
     def normal(text: str) -> str:
         return " " + re.sub(r"[^a-z0-9]+", " ", text.lower()).strip() + " "
