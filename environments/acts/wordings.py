@@ -154,7 +154,12 @@ class WordingBank(BaseModel):
 
     def said(self, key: str) -> int:
         """How many training turns said `key` ("react:seen", "preference"), all its wordings together."""
-        return sum(w.count for w in self.wordings.get(key, ()))
+        return self._said.get(key, 0)
+
+    @cached_property
+    def _said(self) -> dict[str, int]:
+        """Turns per key, counted once per bank load (a reaction asks for three keys)."""
+        return {key: sum(w.count for w in wordings) for key, wordings in self.wordings.items()}
 
     def kind_named(self, word: str) -> str | None:
         """The catalog kind a taste word names ("comedies" -> "comedy"), or None."""

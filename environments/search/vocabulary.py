@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from environments.catalog.store import Catalog
 from environments.models import Item
 from environments.search.aspect_text import GENERIC_NOUNS, TITLED, is_content, noun_positions, sentences, tokens
+from environments.search.word_stats import MinerSettings
 
 MIN_SHARED_ITEMS = 10     # a word fewer items use than this (or than `MIN_SHARED_SHARE`) is the target's own
 MIN_SHARED_SHARE = 0.05   # ("tubescreamer", "joyo": in a few dozen pedals' reviews of 900, too telling to be everyday)
@@ -34,7 +35,6 @@ MIN_KIND_SHARE = 0.01     # a kind is a noun between these shares of items ("tun
 MAX_KIND_SHARE = 0.25     # not a brand few items have nor the catalog's theme ("guitar")
 MIN_KIND_REVIEWS = 2      # ... and at least this many of the target's reviews name it
 KIND_KEYS = ("type", "product_type", "kind", "category", "categories")
-MIN_NAME_SHARE = 0.4      # capitalised mid-sentence at least this often: a name (as the aspect miner reads it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +57,8 @@ class CatalogVocabulary:
             uses.update(words)
             for text in texts:
                 titled.update(w.lower() for w in TITLED.findall(text))
-        names = frozenset(w for w, n in titled.items() if n >= MIN_NAME_SHARE * uses[w] > 0)
+        share = MinerSettings().min_name_share  # a name as the aspect miner reads one
+        names = frozenset(w for w, n in titled.items() if n >= share * uses[w] > 0)
         return cls(dict(frequency), len(catalog.items), names)
 
     @property

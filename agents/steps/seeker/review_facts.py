@@ -140,15 +140,13 @@ def is_flaw(word: str) -> bool:
 VAGUE = frozenset("extra different other same new whole certain".split())  # says nothing about the item
 
 
-def _everyday(word: str, shared: Mapping[str, int]) -> bool:
-    """A descriptor a shopper may use: shared across items, not a verb form."""
-    return word in shared and word not in COMMON_VERBS and word not in VAGUE and not word.endswith("ing")
-
-
-def _describes(word: str) -> bool:
+def _describes(word: str, shared: Mapping[str, int] | None) -> bool:
     """A descriptor that says what a thing is like: not praise ("great color", "the style to be
-    great": what everyone wants) nor a word true of anything ("big game", "regular length")."""
-    return not is_praise(word) and word not in SAYS_NOTHING
+    great": what everyone wants) nor a word true of anything ("big game", "regular length");
+    with `shared`, also one a shopper may use: shared across items, not a verb form."""
+    if is_praise(word) or word in SAYS_NOTHING:
+        return False
+    return shared is None or (word in shared and word not in COMMON_VERBS and not word.endswith("ing"))
 
 
 def _not_a_thing(word: str) -> bool:
@@ -189,13 +187,9 @@ def _mentions_by_aspect(review_sentences: Sequence[Sequence[Sequence[str]]], ter
         for words in review:
             for mention in find_mentions(words, index):
                 order += 1
-                mention = replace(mention, modifiers=tuple(w for w in mention.modifiers if _describes(w)),
+                mention = replace(mention, modifiers=tuple(w for w in mention.modifiers if _describes(w, shared)),
                                   predicates=tuple(p for p in mention.predicates
-                                                   if all(_describes(w) for w in p.split())))
-                if shared is not None:
-                    mention = replace(mention, modifiers=tuple(w for w in mention.modifiers if _everyday(w, shared)),
-                                      predicates=tuple(p for p in mention.predicates
-                                                       if all(_everyday(w, shared) for w in p.split())))
+                                                   if all(_describes(w, shared) for w in p.split())))
                 flaw = _flawed(mention) and NEGATIONS.isdisjoint(words)  # a complaint: doubtful, but plain
                 if critical and not flaw:
                     continue
