@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from environments.acts.labeller import label_recommender_turn
 from environments.acts.policy import ReactionRates, SeekerPolicy, contexts_of
-from environments.acts.wordings import WordingBank, load_wordings
+from environments.acts.wordings import WordingBank, fill, load_wordings
 from environments.base import ItemCard, SeekerObservation
 from environments.models import Role
 
@@ -69,23 +69,38 @@ def people_said(bank: WordingBank | None, family: str, obs: SeekerObservation, k
 
 
 def people_preference(bank: WordingBank | None, result: SeekerAnswer, obs: SeekerObservation,
-                      keys: Sequence[str]) -> tuple[str, list[str]] | None:
+                      keys: Sequence[str], liked: tuple[str, str, Sequence[str]] | None = None
+                      ) -> tuple[str, list[str]] | None:
     """A taste the answer states that is one of the catalog's kinds, said as a person of the
-    training dialogues stated one ("I'm looking for comedies to watch."), with the fact it
+    training dialogues stated one ("I'm looking for comedies to watch."), with the facts it
     states; None: no bank, no such taste, or no wording for it. The answer's own frames
     ("Not fussed about that. Comedy, mostly"; the target-free seeker's "Preferably romance")
     were a blind reader's surest giveaway. Only wordings that like what they name: "I don't
-    like {kind}." said of a liked kind turned a horror fan against horror."""
+    like {kind}." said of a liked kind turned a horror fan against horror.
+
+    `liked`: (title, fact key, its kinds) of an item the seeker liked and has not named yet.
+    People's preferences often name one ("I like {kinds} like {title}", "Something like
+    {title}": a third of ReDial's training wordings with a slot), and that is how a person who
+    knew films told the recommender about them; without it the grounded seeker named 33 of
+    the 197 films it knew in 100 conversations, people 144 in the same number of turns. It is
+    offered only with a kind it is of ("an action movie like Fargo" gave the seeker away)."""
     if bank is None:
         return None
+    offered, liked_key, liked_kinds = liked or (None, None, ())
     for aspect, value, sign in (tuple(c) for c in result.claims):
         kind = bank.kind_named(str(value)) if int(sign) > 0 else None
         # the fact the claim states, as each seeker keys it ("genre:war"; PEPPER's "pref:genre=war")
         key = next((k for k in keys if k == f"{aspect}:{value}" or k.endswith(f":{aspect}={value}")), None)
-        said = people_said(bank, "preference", obs, (obs.episode_seed, len(obs.dialogue), kind),
-                           kind=kind, slotted=True, liking=True) if kind and key else None
-        if said and key:
-            return said, [key]
+        if not (kind and key):
+            continue
+        title = offered if kind in {bank.kind_named(k) for k in liked_kinds} else None
+        wording = bank.choose("preference", seed_keys=(obs.episode_seed, len(obs.dialogue), kind), kind=kind,
+                              title=title, slotted=True, liking=True, after="+".join(recommender_contexts(obs)),
+                              replying_to=recommender_words(obs))
+        if wording is not None:
+            said = [key] if wording.slots & {"kind", "kinds"} else []
+            return (fill(wording.text, title=title, kind=kind, noun=bank.item_noun),
+                    said + ([liked_key] if title and liked_key and "title" in wording.slots else []))
     return None
 
 

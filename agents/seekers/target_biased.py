@@ -52,7 +52,7 @@ from agents.steps.seeker.review_facts import facts_from_reviews
 from agents.steps.seeker.summarize import SummarizeInput, SummarizeReviewsStep
 from agents.steps.text import fill_form, normalised, pick, singular, split_sentences
 from environments.acts.policy import SeekerPolicy, load_policy
-from environments.acts.wordings import WordingBank
+from environments.acts.wordings import WordingBank, plural_kind
 from environments.base import ItemCard, SeekerObservation, SeekerReply
 from environments.models import Role, Turn
 from environments.single_target import TargetBiasedProfile
@@ -83,9 +83,11 @@ KIND_FORMS = (
 ACKNOWLEDGE_ANSWER = 0.5  # how often it takes in the answer to its question before going on
 LIKE_TARGET = 0.6  # how often it says so when its target is on screen (it never says which by name)
 # A grounded person's own taste words ("comedies", "scary"), said their way.
+# A taste is said as a plural ("comedies", "scary movies"): "I'm into scary" and "Something
+# comedies would be nice" were what 0.2.14's forms made of an adjective and of a noun.
 TASTE_FORMS = (
-    "I'm into {w}.", "I like {w}.", "I love {w} stuff.", "Big on {w} lately.", "Something {w} would be nice.",
-    "I usually go for {w}.", "Anything {w}?", "{W}, mostly.", "I'm in the mood for {w}.", "Really like {w}.",
+    "I'm into {w}.", "I like {w}.", "I love {w}.", "Big on {w} lately.", "Some {w} would be nice.",
+    "I usually go for {w}.", "Any good {w}?", "{W}, mostly.", "I'm in the mood for {w}.", "Really like {w}.",
 )
 MAX_TITLE_WORDS = 5  # a longer title (a product's listing name) is referred to by its position
 
@@ -127,7 +129,8 @@ class TalkMove:
     refs: tuple[str, ...] = ()
 
 
-def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentences: int) -> list[Fact]:
+def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentences: int,
+                  item_noun: str = "items") -> list[Fact]:
     """Its target's values and signatures, then what its own review, the summary and the
     positive reviews say (paraphrased, never quoted)."""
     knowledge = profile.knowledge if profile.knowledge.facts else plain_knowledge(profile.attributes)
@@ -143,8 +146,7 @@ def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentenc
     facts.extend(f for f in facts_from_reviews(
         [own, summary, *profile.positive_reviews], shared=profile.shared_words,
         critical=profile.critical_reviews if profile.shared_words is not None else ()) if f.aspect not in described)
-    facts += [Fact(f"taste:{word}", f"likes {word}", frame(pick(TASTE_FORMS, profile.target_id, word), w=word),
-                   f"taste:{word}", ("taste", word, 1), salience=1.0, phrase=word) for word in profile.tastes]
+    facts += [taste_fact(word, profile.target_id, item_noun) for word in profile.tastes]
     if profile.kind:
         # An attribute whose value is the kind ("Dresses" as a clothing catalog's class) is the kind
         # fact's claim, not a second way to say it ("Ideally Dresses. Looking for some dresses.").
@@ -155,6 +157,14 @@ def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentenc
         facts.insert(0, Fact("kind", f"kind of product: {profile.kind}", pick(KIND_FORMS, profile.target_id).format(
             k=kind), "kind", same.claim if same is not None else None, salience=1.0, phrase=kind))
     return facts
+
+
+def taste_fact(word: str, seed_key: str, item_noun: str) -> Fact:
+    """A grounded person's own taste word ("comedies", "scary") as a wish of its own, said
+    as a plural ("comedies", "scary movies")."""
+    said = word if word.endswith("s") else plural_kind(word, item_noun)
+    return Fact(f"taste:{word}", f"likes {word}", frame(pick(TASTE_FORMS, seed_key, word), w=said), f"taste:{word}",
+                ("taste", word, 1), salience=1.0, phrase=word)
 
 
 def with_article(noun: str) -> str:
@@ -203,7 +213,8 @@ async def prepare(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[s
     profile: TargetBiasedProfile = state["observation"].profile
     summary = await runtime.context.summarize.run(
         SummarizeInput(profile.positive_reviews, state["observation"].item_noun))
-    return {"facts": profile_facts(profile, summary.summary, runtime.context.own_review_sentences),
+    return {"facts": profile_facts(profile, summary.summary, runtime.context.own_review_sentences,
+                                   state["observation"].item_noun),
             "stated": list(state.get("stated", []))}
 
 
@@ -244,7 +255,9 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
     keys = result.fact_keys or ([result.fact_key] if result.fact_key else [])
     text = never_name(result.answer, profile.title)
     if offline and policy is not None:
-        text, keys = decisions.people_preference(context.wordings, result, obs, keys) or (text, keys)
+        liked = next(iter(unsaid_liked(profile.liked, stated, obs.dialogue)), None)
+        offered = (liked, f"liked:{liked}", (profile.liked_kinds or {}).get(liked, ())) if liked else None
+        text, keys = decisions.people_preference(context.wordings, result, obs, keys, offered) or (text, keys)
     stalled = text in NOTHING_LEFT and any(t.role == Role.seeker and said_nothing(t.text) for t in obs.dialogue)
     if stalled:  # nothing left to say, twice: a person leaves rather than repeat it a third time
         text = pick(GIVING_UP, last.text)
@@ -314,7 +327,7 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
     fresh = [(i, card) for i, card in enumerate(obs.shown) if card.id not in reacted]
     others = [(i, card) for i, card in fresh if card.id != profile.target_id]
     unsaid = [f for f in facts if f.key not in stated and f.phrase]
-    liked = [t for t in profile.liked if f"liked:{t}" not in stated and talk.speakable(t)]
+    liked = unsaid_liked(profile.liked, stated, obs.dialogue)
     exhausted = not any(f.key not in stated for f in facts)
     target = next(((i, card) for i, card in fresh if card.id == profile.target_id), None)
     if target is not None and (rnd.random() < LIKE_TARGET or exhausted):
@@ -349,7 +362,7 @@ def policy_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[
     keys = (obs.episode_seed, len(obs.dialogue))
     fresh = [(i, card) for i, card in enumerate(obs.shown) if card.id not in reacted]
     unsaid = [f for f in facts if f.key not in stated and f.phrase]
-    liked = [t for t in profile.liked if f"liked:{t}" not in stated and talk.speakable(t)]
+    liked = unsaid_liked(profile.liked, stated, obs.dialogue)
     feasible = {"ask_more", "close", "chitchat", *(("react", "ask_shown") if fresh else ()),
                 *(("name_liked",) if liked else ()), *(("preference",) if unsaid else ())}
     family = decisions.choose_family(policy, decisions.recommender_contexts(obs), decisions.seeker_turn(obs),
@@ -384,6 +397,15 @@ def policy_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[
         move = _reply(said(talk.acknowledge(*keys)), "acknowledge", [], task="say something short and friendly")
     log_decisions(move.reply, views)
     return move
+
+
+def unsaid_liked(liked: Sequence[str], stated: Sequence[str], dialogue: Sequence[Turn]) -> list[str]:
+    """The liked titles it can name and has not: neither named by a move (`liked:` keys) nor
+    said in an earlier seeker turn, the person's own opening included ("Have you tried
+    Mastermind?" after an opening that was "Mastermind (1976)")."""
+    said = " ".join(t.text.lower() for t in dialogue if t.role == Role.seeker)
+    return [t for t in liked if f"liked:{t}" not in stated and talk.speakable(t)
+            and talk.spoken_title(t).lower() not in said]
 
 
 def _nameable(card: ItemCard, profile: TargetBiasedProfile) -> str | None:

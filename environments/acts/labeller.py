@@ -83,6 +83,13 @@ ACCEPT = _cue(r"\b((i|we)('ll|ll| will| would|'d| might| may| should| definitely
               r"(?<!for )(?<!the )(?<!your )(?<!all )(perfect|good|great|awesome|nice|excellent|wonderful) "
               r"(choice|pick|idea|suggestion|recommendation)s?|"
               r"i like (the|that|your) (recommendation|suggestion))")
+# a title of its own offered as an example, and nothing else: "Maybe like X", "or X too", a bare
+# "X", "Also really LOVED X" (people name the films they like over several short turns)
+OFFERED = _cue(r"^\W*((and|or|also|plus|maybe|perhaps|even|(kind of |kinda |sort of )?like|something like|"
+               r"stuff like|things like|(movies?|films?|ones?|comedies|dramas|thrillers) like|such as|for example|"
+               r"especially|the|"
+               r"(\w+ly |really |also |just )*(loved?|liked|enjoyed|adored?))\W+)*"
+               r"OTHERTITLE((\W+|\W+(and|or)\W+)OTHERTITLE)*\W*((too|also|as well|etc|and such)\W*)*$")
 # a negation before a cue: "I will not watch that", "not sure I want to see it"
 NEGATED = _cue(r"\b(not|n'?t|never|no|nope|nah)\b")
 # has seen it: "I've seen it", "yes I have", "I watched that one"
@@ -328,6 +335,8 @@ def _seeker_rules(c: str, shown: bool, focus: bool, previous: Sequence[str], fir
                     "LIKE + another title"))
     elif OTHER in c and SEEN.search(c) and not (unseen or question or negative or out):
         out.append(("name_liked", "SEEN + another title"))  # "just saw Small Town Crime": tells what it watched
+    elif OTHER in c and OFFERED.search(c) and not (question or negative or out):
+        out.append(("name_liked", "OFFERED: another title as an example"))
     asks = any(a in {"request", "ask_more"} for a, _ in out)
     if not asks and (PREFER.search(c) or negative or "elicit" in previous) and _attribute(c) and not (
             ("preference", "DISLIKE + ATTRIBUTE") in out):

@@ -42,10 +42,12 @@ class PepperProfile:
     seen: tuple[SeenReview, ...]
     disclosed: tuple[DisclosedTarget, ...] = ()
     conversation_id: str | None = None  # a grounded episode's real conversation
+    tastes: tuple[str, ...] = ()  # a grounded person's own taste words ("comedies", "scary"), as they said them
 
     def seen_ids(self) -> frozenset[str]:
         return frozenset(s.item.id for s in self.seen)
 
     def log_view(self) -> dict[str, Any]:
         view = {"user_id": self.user_id, "seen": [s.item.id for s in self.seen], "n_disclosed": len(self.disclosed)}
-        return view | ({"conversation_id": self.conversation_id} if self.conversation_id is not None else {})
+        view |= {"conversation_id": self.conversation_id} if self.conversation_id is not None else {}
+        return view | ({"tastes": list(self.tastes)} if self.tastes else {})

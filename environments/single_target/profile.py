@@ -33,6 +33,7 @@ class TargetBiasedProfile:
     person: PersonContext | None = None  # a grounded episode's real person, before any recommendation
     liked: tuple[str, ...] = ()  # titles of other items this seeker liked (its reviews, a person's named items)
     tastes: tuple[str, ...] = ()  # words a grounded person used for what they like ("comedies", "scary")
+    liked_kinds: Mapping[str, tuple[str, ...]] | None = None  # a liked title's kinds ("comedy"), where known
     # On a real catalog (no world truth): what kind of product the target is, the words many
     # items' reviews share (the seeker says nothing else), and its critical reviews (dislikes).
     kind: str | None = None

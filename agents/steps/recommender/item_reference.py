@@ -29,6 +29,8 @@ _POINTER = re.compile(r"\b(?:it|that one|this one|that place|this place|that|thi
 # a bare pointer in it ("is it possible...") names no item.
 _REQUEST = re.compile(r"^\s*(?:can|could|would|will)\s+you\b|\b(?:do|does)\s+you\s+have\b"
                       r"|\b(?:show|give|find|get)\s+me\b|\b(?:something|anything|another|others|else)\b")
+# Small talk with a pointer in it ("hows it going?", "how about you?") asks about no item.
+_SMALL_TALK = re.compile(r"\bhow(?:'s| is|s)? it going\b|\bhow are (?:you|u|things)\b|\b(?:how|what) about you\b")
 _ABOUT = re.compile(r"\bwhat(?:'s|s| is| was| are)\b.*\b(?:about|like)\b|\btell me (?:more )?about\b|\bdescribe\b"
                     r"|\bwhat kind of\b|\bwhat about\b|\bmore about\b")
 _OPINION = re.compile(r"\bany good\b|\bgood\b|\bworth\b|\bhave you (?:ever )?(?:seen|tried|been|heard|read|watched)\b"
@@ -42,6 +44,7 @@ QUESTION_WORDS = frozenset("""
     does have has one ones about describe place spot option pick choice number top first second third fourth fifth
     last 1st 2nd 3rd 4th 5th guess suppose wonder wondering curious actually exactly review reviews say said
     fit fits suit suits tick ticks box
+    saw watch havent haven't never yet ever now still either
 """.split())
 # Words that say a wish is coming, not what it is ("X matters to me. Does the first one have it?").
 WISH_WORDS = frozenset("matters matter thing important want wanted need needs after looking ideally mostly care".split())
@@ -135,8 +138,9 @@ def _read(sentence: str, shown: Sequence[str], catalog: Catalog, item_noun: str,
     shown = [i for i in shown if i in catalog.item_index]
     item_id, reference = _ordinal(lower, shown), set[str]()
     if item_id is None:
-        item_id, reference = _title(lower, shown, catalog, index)
-    if item_id is None and shown and not _REQUEST.search(lower) and _POINTER.search(lower):
+        item_id, reference = _title(lower, shown, catalog, index, sentence)
+    if item_id is None and shown and not (_REQUEST.search(lower) or _SMALL_TALK.search(lower)) \
+            and _POINTER.search(lower):
         item_id = shown[0]
     if item_id is None:
         return None
@@ -159,8 +163,13 @@ def _ordinal(lower: str, shown: Sequence[str]) -> str | None:
     return shown[position]
 
 
-def _title(lower: str, shown: Sequence[str], catalog: Catalog, index: CatalogIndex) -> tuple[str | None, set[str]]:
-    """The item whose title the sentence names (shown items first among equals), and its title words."""
+def _title(lower: str, shown: Sequence[str], catalog: Catalog, index: CatalogIndex,
+           sentence: str | None = None) -> tuple[str | None, set[str]]:
+    """The item whose title the sentence names (shown items first among equals), and its title
+    words. An item not on screen must be written as a title in `sentence` (`written_as_title`):
+    "I like scary movies, can you make a suggestion?" named *Scary Movie* (2000) and got
+    "I can't tell you about make suggestion for that one."
+    """
     from rapidfuzz import fuzz
 
     text_tokens = title_tokens(lower)
@@ -177,7 +186,8 @@ def _title(lower: str, shown: Sequence[str], catalog: Catalog, index: CatalogInd
             if " " not in form and form not in text_tokens:
                 continue  # a one-word title must be a whole word of the sentence ("heat" in "heated")
             score = fuzz.partial_ratio(form, text)
-            if score >= TITLE_THRESHOLD:
+            if score >= TITLE_THRESHOLD and (sentence is None or position in shown_positions
+                                             or written_as_title(sentence, form)):
                 key = (score, position in shown_positions, len(form), -position)
                 if best is None or key > best:
                     best = key
@@ -185,6 +195,20 @@ def _title(lower: str, shown: Sequence[str], catalog: Catalog, index: CatalogInd
         return None, set()
     position = -best[3]
     return catalog.item_ids[position], {w for form in index.forms[position] for w in form.split()}
+
+
+def written_as_title(sentence: str, form: str) -> bool:
+    """Whether `sentence` writes the title `form` as people write a title: its first two words
+    capitalised ("The Shining", "Scary Movie"), or a one-word title capitalised mid-sentence
+    ("we loved Heat"); a sentence's first word is capitalised anyway ("Scary movies, please")."""
+    words = form.split()
+    found = re.search(r"\b" + r"\W+".join(map(re.escape, words[:2])), sentence, re.IGNORECASE)
+    if found is None:
+        return False
+    said = re.findall(r"\w+", found.group(0))
+    if not all(w[:1].isupper() or w[:1].isdigit() for w in said):
+        return False
+    return len(said) > 1 or bool(sentence[:found.start()].strip(" \"'(“"))
 
 
 def last_shown(dialogue: Sequence[Turn]) -> list[str]:

@@ -141,6 +141,20 @@ def test_a_taste_that_is_one_of_the_catalogs_kinds_is_stated_in_peoples_words():
     for seed in range(20):  # a liked kind is never said in a wording that turns it down
         picked = people_preference(people, answer, observation(seed=seed), answer.fact_keys)
         assert picked is not None and "don't" not in picked[0]
+    # a film it liked and has not named goes in when the wording people said has room for it
+    people = bank(preference=["I like {kinds} like {title}", "Something like {title}", "I love {kinds}"])
+    people.kinds = ["comedy", "horror"]
+    def said(liked=None):
+        out = (people_preference(people, answer, observation(seed=seed), answer.fact_keys, liked) for seed in range(30))
+        return {(text, tuple(keys)) for text, keys in out}
+
+    with_film = said(("Superbad (2007)", "liked:Superbad", ["Comedy"]))
+    assert ("I like comedies like Superbad (2007)", ("taste:comedies", "liked:Superbad")) in with_film
+    assert ("Something like Superbad (2007)", ("liked:Superbad",)) in with_film  # the kind is still to say
+    assert ("I love comedies", ("taste:comedies",)) in with_film
+    assert said() == {("I love comedies", ("taste:comedies",))}  # no film to name: only wordings without one
+    # a film of another kind is not offered with this one ("comedies like Heat")
+    assert said(("Heat (1995)", "liked:Heat", ["Crime", "Drama"])) == {("I love comedies", ("taste:comedies",))}
     no_kind = answer.model_copy(update={"claims": [["taste", "scary", 1]], "fact_keys": ["taste:scary"]})
     assert people_preference(people, no_kind, observation(), no_kind.fact_keys) is None
     assert people_preference(None, answer, observation(), answer.fact_keys) is None

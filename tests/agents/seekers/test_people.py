@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -48,9 +49,17 @@ async def test_says_the_person_s_later_turns_in_order_then_quits(corpus):
     seeker = build()
     checked = 0
     for index, conversation in enumerate(setup.conversations):
-        replies, env = await _play(setup, seeker, index)
         real = _real(corpus, conversation.conversation_id)
         people = [t.text for t in real.turns if t.role == SEEKER and t.text.strip()]
+        # said again up to the target's first naming: the later turns answer the recommender's suggestion of it
+        first = next(i for i, t in enumerate(real.turns) if t.role == SEEKER and t.text.strip())
+        named = next((i for i, t in enumerate(real.turns) if i > first and (
+            conversation.target in t.items_shown or conversation.target in t.metadata.get("mentioned", []))), None)
+        before = [t.text for t in real.turns[:named] if t.role == SEEKER and t.text.strip()]
+        assert conversation.unprompted == len(before) - 1 < len(people) - 1  # the fixture's recommender names it
+        # all of them when told so (the fixture's people talk about their target from their second turn)
+        setup.conversations[index] = replace(conversation, unprompted=None)
+        replies, env = await _play(setup, seeker, index)
         said = [r.text for r in replies[:-1]]
         assert said == people[1:]  # every later turn of the person, verbatim, after the opening one
         assert replies[-1].quit and replies[-1].text == QUIT_TEXT and not replies[-1].accept
@@ -62,6 +71,9 @@ async def test_says_the_person_s_later_turns_in_order_then_quits(corpus):
         # the recommender's last ranking came after the person's last turn
         assert env.evaluation().evaluations[-1].turn == len(people)
         checked += len(said)
+        setup.conversations[index] = conversation
+        cut, _ = await _play(setup, seeker, index)
+        assert [r.text for r in cut[:-1]] == before[1:]
     assert checked > 0  # the fixture's people said more than their opening
 
 
@@ -69,6 +81,7 @@ async def test_resumes_after_logged_moves(corpus):
     setup = GroundedSetup(load_catalog_dir(corpus), split="test_data", seeker_knows="transcript")
     conversation = next(c for c in setup.conversations if len(c.later) >= 2)
     index = setup.conversations.index(conversation)
+    conversation = setup.conversations[index] = replace(conversation, unprompted=None)  # all its later turns
     env = setup.new_episode()
     observation = env.reset(seed=0, options={"episode_index": index})[SEEKER]
     seeker = build()

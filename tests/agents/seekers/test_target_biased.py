@@ -275,3 +275,14 @@ def test_a_language_model_sees_people_s_wordings_only_from_a_corpus_of_its_own_k
     assert len(films) == 3 and all("{" not in text for text in films)
     assert people_examples(bank, SimpleNamespace(item_noun="restaurants", episode_seed=3, dialogue=[1, 2])) == []
     assert people_examples(None, SimpleNamespace(item_noun="movies", episode_seed=3, dialogue=[])) == []
+
+
+def test_a_liked_film_already_said_is_not_named_again():
+    from agents.seekers.target_biased import unsaid_liked
+    from environments.models import Turn
+
+    opening = [Turn(index=0, role="seeker", text="Mastermind  (1976)", metadata={"opening": True}),
+               Turn(index=1, role="recommender", text="Have you seen Heat (1995)?")]
+    liked = ["Mastermind  (1976)", "Heat (1995)", "Alien (1979)"]
+    assert unsaid_liked(liked, [], opening) == ["Heat (1995)", "Alien (1979)"]  # the recommender's words don't count
+    assert unsaid_liked(liked, ["liked:Heat (1995)"], opening) == ["Alien (1979)"]

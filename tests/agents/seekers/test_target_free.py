@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from agents.seekers.target_free import build, build_target_biased
+from agents.steps.seeker.talk import spoken_title
 from environments.base import Recommendation
 from environments.errors import CrsimError
 from environments.models import Role
@@ -135,3 +138,92 @@ async def test_with_a_policy_it_takes_its_next_act_from_people_not_from_its_own_
     shown_later = [r for r in replies["react"] if r.metadata["on_screen"]]
     assert shown_later and all(r.metadata["move"] == "react" and len(r.feedback) == 1 for r in shown_later)
     assert all(r.metadata["move"] == "close" and r.quit and not r.feedback for r in replies["close"])
+
+
+@pytest.fixture(scope="module")
+def redial(tmp_path_factory):
+    from crsim_testing import import_redial_fixture
+
+    return import_redial_fixture(tmp_path_factory, n_train=12, n_test=6)
+
+
+def _policy(tmp_path, name: str, by_turn: dict[int, str], otherwise: str):
+    """A policy file whose people always did `by_turn[turn]` at that seeker turn, else `otherwise`."""
+    from environments.acts.policy import CONTEXTS, PolicySource, ReactionRates, SeekerPolicy, save_policy
+
+    counts = {c: {otherwise: 1000} for c in CONTEXTS}
+    counts |= {f"{c}@{turn}": {family: 1000} for c in CONTEXTS for turn, family in by_turn.items()}
+    rates = ReactionRates(items=10, seen_share=0.5, like_share=1.0, seen_intercept=0.0, seen_slope=0.0)
+    path = tmp_path / f"{name}.json"
+    save_policy(SeekerPolicy(source=PolicySource(corpus="toy", splits=["train"], conversations=1, seeker_turns=1),
+                             counts=counts, reactions=rates, min_count=1), path)
+    return str(path)
+
+
+async def play_grounded(setup, seeker, index: int, turns: int = 4) -> list:
+    """A grounded episode against a recommender that shows the same four films every turn."""
+    env = setup.new_episode()
+    env.reset(seed=0, options={"episode_index": index})
+    state, replies = None, []
+    for _ in range(turns):
+        candidates = env.observe(RECOMMENDER).candidates
+        env.step(RECOMMENDER, Recommendation(question="Anything else?", ranked_ids=candidates[:4]))
+        observation = env.observe(SEEKER)
+        state = state or seeker.init_state(observation)
+        reply, state = await seeker.respond(observation, state)
+        env.step(SEEKER, reply)
+        replies.append(reply)
+    return replies
+
+
+async def test_grounded_it_names_the_films_the_person_knew_once_each(redial, hash_encoder, tmp_path):
+    from environments.single_target import GroundedSetup, build_grounded
+
+    setup = GroundedSetup(build_grounded(str(redial)).catalog, split="test_data", seeker_knows="history")
+    seeker = build(setup.agent_catalog(SEEKER), encoder=hash_encoder,
+                   policy=_policy(tmp_path, "name", {}, "name_liked"), wordings=None)
+    # the fixture's people name their films in their openings (said already): the person of
+    # conversation 0 also named two others later, before the recommender did
+    first = setup.conversations[0]
+    opening = " ".join(text.lower() for role, text in first.opening if role == SEEKER)
+    later = [i for i in setup.catalog.item_ids if i != first.target and i not in first.known
+             and spoken_title(setup.catalog.item(i).title).lower() not in opening][:2]
+    setup.conversations[0] = replace(first, known=(*first.known, *later))
+    profile = setup.profile_for(setup.conversations[0])
+    liked = [s.item for s in profile.seen if s.rating != 1.0
+             and spoken_title(s.item.title).lower() not in opening]
+    assert [card.id for card in liked] == later  # what the opening said is not named again
+    replies = await play_grounded(setup, seeker, 0, turns=len(liked) + 1)
+    assert [r.mentions for r in replies[:len(liked)]] == [[card.id] for card in liked]  # in the person's order
+    assert all(spoken_title(card.title) in r.text for card, r in zip(liked, replies))
+    assert replies[-1].metadata["move"] != "name_liked" and not replies[-1].mentions  # each once
+
+
+async def test_grounded_it_reacts_later_to_films_it_said_nothing_of(redial, hash_encoder, tmp_path):
+    from environments.single_target import GroundedSetup, build_grounded
+
+    setup = GroundedSetup(build_grounded(str(redial)).catalog, split="test_data", seeker_knows="history")
+    seeker = build(setup.agent_catalog(SEEKER), encoder=hash_encoder,
+                   policy=_policy(tmp_path, "later", {2: "ask_more"}, "react"), wordings=None)
+    replies = await play_grounded(setup, seeker, 0, turns=3)
+    # turn 2 asked for more and said nothing of the films on screen; they are still there to react to
+    assert replies[0].metadata["move"] == "ask_more" and replies[0].metadata["about"] == []
+    assert replies[1].metadata["move"] == "react" and len(replies[1].feedback) == 1
+    assert replies[2].metadata["move"] == "react" and set(replies[2].feedback).isdisjoint(replies[1].feedback)
+
+
+async def test_grounded_it_says_the_person_s_own_tastes(redial, hash_encoder, tmp_path):
+    from environments.single_target import GroundedSetup, build_grounded
+    from environments.single_target.grounded import person_words
+
+    setup = GroundedSetup(build_grounded(str(redial)).catalog, split="test_data", seeker_knows="history")
+    # too few people in the fixture to share taste words: take every word they said as one
+    setup.taste_words = frozenset(person_words(tuple(u for c in setup.conversations for u in c.person.utterances)))
+    conversation = next(c for c in setup.conversations if setup.profile_for(c).tastes)
+    tastes = setup.profile_for(conversation).tastes
+    seeker = build(setup.agent_catalog(SEEKER), encoder=hash_encoder, dont_know_rate=0.0,
+                   policy=_policy(tmp_path, "taste", {}, "preference"), wordings=None)
+    replies = await play_grounded(setup, seeker, setup.conversations.index(conversation), turns=3)
+    said = [k for r in replies for k in r.metadata["facts"] if k.startswith("taste:")]
+    assert said and set(said) <= {f"taste:{w}" for w in tastes}
+    assert any(w in r.text.lower() for r in replies for w in tastes)

@@ -113,6 +113,10 @@ def test_unknown_is_honest(catalog):
 @pytest.mark.parametrize("text", [
     "I want something loud.", "Can you show me something else?", "Do you have anything cheaper?", "",
     "Is the fifth one red?",  # only three were shown
+    # a title not on screen in everyday words is a title only when written as one ("scary movies" is not
+    # *Scary Movie*): a request, not a question about it
+    "I like quiet cubes, can you suggest one?", "Quiet cubes, any?",
+    "hows it going?", "How about you?",  # small talk with a pointer in it
 ])
 def test_nothing_asked_about_an_item_is_an_empty_answer(catalog, text):
     assert ask(catalog, text) == ItemAnswer(answer="", item_id=None)
@@ -149,3 +153,10 @@ async def test_llm_path_renders_the_prompt_and_keeps_a_known_item(catalog):
                                                        "amps", 1))
     assert out.answer.startswith("SCRIPTED") and out.item_id == "a2"  # the id the offline reading found
     assert "You help someone choose amps" in model.prompts[-1]
+
+
+def test_how_a_question_is_asked_is_not_what_it_asks_about(catalog):
+    # "havent seen", "never saw": what the seeker did, not a property of the item
+    assert "havent" not in ask(catalog, "i havent seen Stage Buddy, is that good?").answer
+    assert "stars" in ask(catalog, "i havent seen Stage Buddy, is that good?").answer
+    assert "saw" not in ask(catalog, "I never saw the second one, have you?").answer

@@ -28,6 +28,13 @@ AFTER_RECOMMEND = {"shown_titles": SHOWN, "previous": ["recommend"]}
     ("I have seen Get Out", AFTER_RECOMMEND, ["seen_shown"]),                      # title found in the text
     ("I loved I Know What You Did Last Summer (1997)",
      {**AFTER_RECOMMEND, "mentioned_titles": ["I Know What You Did Last Summer"]}, ["name_liked"]),
+    # a title of its own offered as an example: people name the films they like over several short turns
+    ("Maybe like Heat (1995)", {"mentioned_titles": ["Heat"], "previous": ["elicit"]}, ["name_liked"]),
+    ("or Alien (1979) too", {"mentioned_titles": ["Alien"], "previous": ["elicit"]}, ["name_liked"]),
+    ("Heat (1995)", {"mentioned_titles": ["Heat"], "previous": ["elicit"]}, ["name_liked"]),
+    ("Also really LOVED Heat (1995)", {"mentioned_titles": ["Heat"], "previous": ["elicit"]}, ["name_liked"]),
+    ("Have you seen Heat (1995)?", {"mentioned_titles": ["Heat"], "previous": ["elicit"]}, ["chitchat"]),
+    ("I haven't seen Heat (1995) yet", {"mentioned_titles": ["Heat"], "previous": ["elicit"]}, ["chitchat"]),
     ("Thanks, bye!", AFTER_RECOMMEND, ["close"]),
     ("Thank you so much!", AFTER_RECOMMEND, ["close"]),
     ("lol", AFTER_RECOMMEND, ["chitchat"]),

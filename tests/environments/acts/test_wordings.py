@@ -60,7 +60,8 @@ def test_titles_and_kinds_become_slots(bank: WordingBank):
     assert texts(bank, "preference") == ["Hi, I'm looking for a good {kind} movie", "I love {kinds} too"]
     assert texts(bank, "close") == ["Thanks, bye!"]
     assert all(w.count == 2 for ws in bank.wordings.values() for w in ws)  # the two copies merged
-    assert bank.wordings["close"][0].after == {"recommend": 2}  # what the recommender had just done
+    assert bank.wordings["react:unseen_liked"][0].after == {"recommend": 2}  # what the recommender had just done
+    assert bank.wordings["close"][0].after == {"self": 2}  # said after the person's own turns
 
 
 def test_utterances_still_naming_something_are_dropped(bank: WordingBank):
@@ -122,12 +123,36 @@ def test_after_prefers_what_people_said_after_that_act():
     assert bank.say("close", seed_keys=(1,), after="elicit") == "Have a great day!"  # none after it: any
 
 
+def test_a_turn_right_after_the_persons_own_is_said_after_nothing_the_recommender_did():
+    # "or {title}" went on what the person had just said; a simulated seeker always answers the recommender
+    turns = [("recommender", "What do you like?", [], []), ("seeker", "I liked Superbad", [], ["m5"]),
+             ("seeker", "or Us", [], ["m2"])] * 3
+    turns += [("recommender", "Any others you liked?", [], []), ("seeker", "I also liked Get Out", [], ["m1"])]
+    bank = fit_wordings([episode(turns=turns)], TITLES, KINDS, corpus="toy", splits=["train"])
+    after = {w.text: w.after for w in bank.wordings["name_liked"]}
+    assert after["or {title}"] == {"self": 3}
+    # a list with a question (two contexts at once): by what people said after the recommender
+    # people's own counts (3 "I liked", 3 "or", 1 "I also liked") would give "or" 3 in 7 (43%); said only
+    # after their own turn, it keeps no more than its share of the prior pseudo-counts (about 24%)
+    picks = [bank.say("name_liked", seed_keys=(s,), title="Heat", after="recommend+elicit") for s in range(400)]
+    assert set(picks) == {"I liked Heat", "I also liked Heat", "or Heat"} and picks.count("or Heat") < 130
+
+
 def test_kinds_plural_and_articles():
     assert plural_kind("comedy") == "comedies" and plural_kind("thriller") == "thrillers"
     assert plural_kind("horror") == "horror movies" and plural_kind("jazz", "albums") == "jazz albums"
     assert fill("I want a {kind} movie. {Kinds} rock", kind="action") == "I want an action movie. Action movies rock"
     assert fill("An {kind}, please", kind="comedy") == "A comedy, please"
     assert fill("{Title} was great", title="the second  one") == "The second one was great"
+    # a kind people do not count ("a war", "an action") is a kind of movie after an article
+    assert fill("I am looking for a {kind}.", kind="war") == "I am looking for a war movie."
+    assert fill("I like a really good {kind}!", kind="action") == "I like a really good action movie!"
+    assert fill("Is it a {kind}?", kind="comedy") == "Is it a comedy?"
+    assert fill("Any {kind} is fine", kind="war") == "Any war is fine"  # no article, nothing added
+    assert fill("A {kind} album", kind="jazz", noun="albums") == "A jazz album"
+    assert fill("I want a {kind}", kind="jazz", noun="albums") == "I want a jazz album"
+    # a shouted wording shouts its value too
+    assert fill("ANY GOOD {kinds}?", kind="horror") == "ANY GOOD HORROR MOVIES?"
 
 
 def test_only_the_given_splits_and_the_source_is_recorded(bank: WordingBank):

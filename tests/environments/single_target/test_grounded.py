@@ -9,9 +9,10 @@ from crsim_testing import import_redial_fixture
 from environments.base import Recommendation, SeekerReply
 from environments.check import check_environment
 from environments.errors import CrsimError
-from environments.models import Episode
+from environments.models import Episode, Turn
 from environments.multi_target import PepperProfile
 from environments.single_target import GroundedSetup, TargetBiasedProfile, build_grounded
+from environments.single_target.grounded import person_words
 
 
 @pytest.fixture(scope="module")
@@ -53,14 +54,25 @@ def test_the_target_like_of_the_person_is_withheld_from_the_recommender(corpus):
     assert any((c.user_id, c.target) in full for c in setup.conversations)  # there was something to withhold
 
 
-def test_history_gives_a_pepper_seeker_the_items_the_person_named(corpus):
-    setup = GroundedSetup(build_grounded(str(corpus)).catalog, split="test_data", seeker_knows="history")
-    env = setup.new_episode()
-    profile = env.reset(seed=0, options={"episode_index": 0})["seeker"].profile
-    conversation = setup.conversations[0]
-    assert isinstance(profile, PepperProfile) and profile.conversation_id == conversation.conversation_id
-    assert [s.item.id for s in profile.seen] == [i for i in conversation.person.named if i != conversation.target]
-    assert all(s.rating == 5.0 for s in profile.seen)  # the fixture's questionnaire liked every named film
+def test_history_gives_a_pepper_seeker_what_the_person_knew(corpus):
+    catalog = build_grounded(str(corpus)).catalog
+    setup = GroundedSetup(catalog, split="test_data", seeker_knows="history")
+    person = GroundedSetup(catalog, split="test_data")
+    # the fixture is too small for shared taste words: take every word its people said as one
+    setup.taste_words = person.taste_words = frozenset(
+        person_words(tuple(u for c in setup.conversations for u in (*c.person.utterances, *c.later))))
+    for index, conversation in enumerate(setup.conversations):
+        profile = setup.new_episode().reset(seed=0, options={"episode_index": index})["seeker"].profile
+        told = person.new_episode().reset(seed=0, options={"episode_index": index})["seeker"].profile
+        assert isinstance(profile, PepperProfile) and profile.conversation_id == conversation.conversation_id
+        # the films the person named before the recommender did, as the default seeker knows them
+        assert [s.item.id for s in profile.seen] == [i for i in conversation.known if i != conversation.target]
+        # rated as their questionnaire rated them: the default seeker's liked films are the rest
+        assert all(s.rating == conversation.ratings.get(s.item.id) for s in profile.seen)
+        assert [s.item.title for s in profile.seen if s.rating != 1.0] == list(told.liked)
+        assert profile.tastes == told.tastes
+    assert any(c.known != c.person.named for c in setup.conversations)  # films named after the first suggestion too
+    assert any(setup.profile_for(c).tastes for c in setup.conversations)
     assert setup.agent_catalog("seeker") is setup.recommender_catalog
 
 
@@ -97,10 +109,24 @@ def test_a_person_knows_what_they_named_not_their_targets_attributes(corpus):
         assert set(profile.person.named) == set(conversation.known) - set(hated) - {conversation.target}
 
 
-def test_transcript_gives_the_persons_later_turns_in_order(corpus):
+def test_transcript_gives_the_persons_later_turns_in_order_until_the_target_is_named(corpus):
+    from dataclasses import replace
+
+    from environments.single_target.grounded import before_target
+
     setup = GroundedSetup(build_grounded(str(corpus)).catalog, split="test_data", seeker_knows="transcript")
     real = {e.id: e for e in _conversations(corpus, "test_data")}
     for conversation in setup.conversations:
         profile = setup.profile_for(conversation)
         seeker_turns = [t.text for t in real[conversation.conversation_id].turns if t.role == "seeker" and t.text]
-        assert profile.turns == tuple(seeker_turns[1:])
+        assert profile.turns == tuple(seeker_turns[1:1 + conversation.unprompted])
+        assert setup.profile_for(replace(conversation, unprompted=None)).turns == tuple(seeker_turns[1:])
+    # the person's turns before the recommender (or the person) first names the target
+    turns = [("seeker", "hi, something like Alien?", [], []), ("recommender", "What do you like?", [], []),
+             ("seeker", "scary ones", [], []), ("recommender", "Try Heat", ["heat"], []),
+             ("seeker", "seen it", [], []), ("recommender", "Or Us", ["us"], []), ("seeker", "Us it is!", [], ["us"])]
+    episode = Episode(id="c", index=0, config_hash="t", seed=0, environment="redial", termination="max_turns",
+                      turns=[Turn(index=i, role=r, text=x, items_shown=s, metadata={"mentioned": m} if m else {})
+                             for i, (r, x, s, m) in enumerate(turns)])
+    assert before_target(episode, "us", 0) == 2 and before_target(episode, "heat", 0) == 1
+    assert before_target(episode, "alien", 0) == 3  # never named after the opening: all of them

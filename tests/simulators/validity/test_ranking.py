@@ -8,6 +8,7 @@ import pytest
 from crsim_testing import import_redial_fixture
 from environments.errors import CrsimError
 from environments.models import Episode, TargetRank, TerminationReason, TurnEvaluation
+from environments.single_target.grounded import before_target
 from simulators.cli.validate import main
 from simulators.results.runlog import load_runs
 from simulators.validity.ranking import (
@@ -102,11 +103,12 @@ def test_one_command_runs_all_three_sides(corpus: Path, tmp_path: Path, capsys):
     people = [e for run in load_runs(tmp_path / "out" / "people") for e in run.episodes]
     assert people and all(e.error is None and set(e.profile) == {"conversation_id", "turns"} for e in people)
     real = {e.id: e for e in map(Episode.model_validate_json, (corpus / "dialogues.jsonl").read_text().splitlines())}
-    for episode in people:  # the person's own turns, in order, after the opening
-        said = [t.text for t in episode.turns if t.role == "seeker"]
-        turns = real[episode.profile["conversation_id"]].turns
-        person = [t.text for t in turns if t.role == "seeker" and t.text.strip()]
-        assert said[: len(person)] == person[: len(said)]
+    for episode in people:  # the person's own turns, in order, after the opening, until the target was named
+        said = [t.text for t in episode.turns if t.role == "seeker" and t.text]
+        conversation = real[episode.profile["conversation_id"]]
+        first = next(i for i, t in enumerate(conversation.turns) if t.role == "seeker" and t.text.strip())
+        person = [t.text for t in conversation.turns if t.role == "seeker" and t.text.strip()]
+        assert said == person[:1 + before_target(conversation, episode.targets[0], first)]
 
 
 def test_no_people_skips_the_third_run(corpus: Path, tmp_path: Path, capsys):
