@@ -116,12 +116,16 @@ def read_question(utterance: str, shown: Sequence[str], catalog: Catalog, item_n
 
     A question that names nothing it asks about ("Does the second one fit?", "Is the first
     one like that?") asks about what the utterance's other sentences say ("A midday meal is
-    the thing."): those words are asked."""
+    the thing."): those words are asked. A pointer ("Have you seen this one?") points at a
+    title an earlier sentence wrote ("I really liked Enchanted (2007)."), before anything on
+    screen."""
     said = split_sentences(utterance) or [utterance]
+    named: str | None = None  # the last title an earlier sentence wrote
     for sentence in said:
         if "?" not in sentence:
+            named = _title(sentence.lower().replace("’", "'"), (), catalog, index, sentence)[0] or named
             continue
-        found = _read(sentence, shown, catalog, item_noun, index)
+        found = _read(sentence, shown, catalog, item_noun, index, pointed=named)
         if found is not None and not found.words and not (found.about or found.opinion or found.seen):
             context = [w for other in said if other is not sentence for w in tokens(other.lower())
                        if content_word(w) and w not in QUESTION_WORDS and w not in WISH_WORDS
@@ -132,16 +136,16 @@ def read_question(utterance: str, shown: Sequence[str], catalog: Catalog, item_n
     return None
 
 
-def _read(sentence: str, shown: Sequence[str], catalog: Catalog, item_noun: str, index: CatalogIndex
-          ) -> Asked | None:
+def _read(sentence: str, shown: Sequence[str], catalog: Catalog, item_noun: str, index: CatalogIndex,
+          pointed: str | None = None) -> Asked | None:
     lower = sentence.lower().replace("’", "'")
     shown = [i for i in shown if i in catalog.item_index]
     item_id, reference = _ordinal(lower, shown), set[str]()
     if item_id is None:
         item_id, reference = _title(lower, shown, catalog, index, sentence)
-    if item_id is None and shown and not (_REQUEST.search(lower) or _SMALL_TALK.search(lower)) \
+    if item_id is None and (pointed or shown) and not (_REQUEST.search(lower) or _SMALL_TALK.search(lower)) \
             and _POINTER.search(lower):
-        item_id = shown[0]
+        item_id = pointed or shown[0]
     if item_id is None:
         return None
     noun = singular(item_noun.lower())

@@ -160,3 +160,10 @@ def test_how_a_question_is_asked_is_not_what_it_asks_about(catalog):
     assert "havent" not in ask(catalog, "i havent seen Stage Buddy, is that good?").answer
     assert "stars" in ask(catalog, "i havent seen Stage Buddy, is that good?").answer
     assert "saw" not in ask(catalog, "I never saw the second one, have you?").answer
+
+
+def test_a_pointer_after_a_title_points_at_that_title(catalog):
+    # "this one" is the film the sentence before wrote, not the first one on screen
+    assert ask(catalog, "I really liked The Quiet Cube. Have you seen this one?").item_id == "a4"
+    assert ask(catalog, "I really liked The Quiet Cube. Is the second one loud?").item_id == "a2"  # an ordinal
+    assert ask(catalog, "I like quiet cubes. Is it loud?").item_id == "a1"  # no title written: what is shown
