@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from environments.acts.labeller import label_recommender_turn
 from environments.acts.policy import ReactionRates, SeekerPolicy, contexts_of
-from environments.acts.wordings import WordingBank, fill, load_wordings
+from environments.acts.wordings import Wording, WordingBank, fill, load_wordings
 from environments.base import ItemCard, SeekerObservation
 from environments.models import Role
 
@@ -62,10 +62,20 @@ def people_said(bank: WordingBank | None, family: str, obs: SeekerObservation, k
     """The move said as a person of the training dialogues said it (a delexicalised turn of
     that act, filled with this episode's title or kind; people said after this recommender
     act preferred), or None: no bank, or no wording of it that these values fill."""
+    wording = people_wording(bank, family, obs, keys, title=title, kind=kind, reaction=reaction, slotted=slotted,
+                             liking=liking)
+    return None if wording is None or bank is None else fill(wording.text, title=title, kind=kind,
+                                                              noun=bank.item_noun)
+
+
+def people_wording(bank: WordingBank | None, family: str, obs: SeekerObservation, keys: Sequence[object], *,
+                   title: str | None = None, kind: str | None = None, reaction: str | None = None,
+                   slotted: bool = False, liking: bool | None = None) -> Wording | None:
+    """The wording `people_said` fills, unfilled: its slots say which of the values it says."""
     if bank is None:
         return None
-    return bank.say(family, seed_keys=keys, title=title, kind=kind, reaction=reaction, slotted=slotted,
-                    after="+".join(recommender_contexts(obs)), replying_to=recommender_words(obs), liking=liking)
+    return bank.choose(family, seed_keys=keys, title=title, kind=kind, reaction=reaction, slotted=slotted,
+                       after="+".join(recommender_contexts(obs)), replying_to=recommender_words(obs), liking=liking)
 
 
 def people_preference(bank: WordingBank | None, result: SeekerAnswer, obs: SeekerObservation,
@@ -94,9 +104,8 @@ def people_preference(bank: WordingBank | None, result: SeekerAnswer, obs: Seeke
         if not (kind and key):
             continue
         title = offered if kind in {bank.kind_named(k) for k in liked_kinds} else None
-        wording = bank.choose("preference", seed_keys=(obs.episode_seed, len(obs.dialogue), kind), kind=kind,
-                              title=title, slotted=True, liking=True, after="+".join(recommender_contexts(obs)),
-                              replying_to=recommender_words(obs))
+        wording = people_wording(bank, "preference", obs, (obs.episode_seed, len(obs.dialogue), kind), kind=kind,
+                                 title=title, slotted=True, liking=True)
         if wording is not None:
             said = [key] if wording.slots & {"kind", "kinds"} else []
             return (fill(wording.text, title=title, kind=kind, noun=bank.item_noun),

@@ -403,9 +403,8 @@ def unsaid_liked(liked: Sequence[str], stated: Sequence[str], dialogue: Sequence
     """The liked titles it can name and has not: neither named by a move (`liked:` keys) nor
     said in an earlier seeker turn, the person's own opening included ("Have you tried
     Mastermind?" after an opening that was "Mastermind (1976)")."""
-    said = " ".join(t.text.lower() for t in dialogue if t.role == Role.seeker)
-    return [t for t in liked if f"liked:{t}" not in stated and talk.speakable(t)
-            and talk.spoken_title(t).lower() not in said]
+    return [t for t, unsaid in zip(liked, talk.unsaid_titles(liked, dialogue))
+            if unsaid and f"liked:{t}" not in stated and talk.speakable(t)]
 
 
 def _nameable(card: ItemCard, profile: TargetBiasedProfile) -> str | None:

@@ -251,9 +251,9 @@ def unnamed_liked(profile: PepperProfile, stated: Sequence[str], dialogue: Seque
     """The items of its history it has not named yet (nor said in the person's opening) and
     did not dislike, in the order the person named them: what a person mentions of their own
     ("I loved Frozen")."""
-    said = " ".join(t.text.lower() for t in dialogue if t.role == Role.seeker)
-    return [s.item for s in profile.seen if (s.rating is None or s.rating >= 3)
-            and f"liked:{s.item.id}" not in stated and spoken_title(s.item.title).lower() not in said]
+    unsaid = talk.unsaid_titles([s.item.title for s in profile.seen], dialogue)
+    return [s.item for s, fresh in zip(profile.seen, unsaid)
+            if fresh and (s.rating is None or s.rating >= 3) and f"liked:{s.item.id}" not in stated]
 
 
 def people_mode(context: PepperContext, profile: PepperProfile) -> bool:

@@ -141,6 +141,13 @@ def speakable(title: str) -> bool:
     return re.search(r"[a-z]{2}", title) is not None
 
 
+def unsaid_titles(titles: Sequence[str], dialogue: Sequence[object]) -> list[bool]:
+    """For each title, whether no seeker turn of `dialogue` has said it yet (the person's own
+    opening included): a person does not tell the recommender again about a film they named."""
+    said = " ".join(t.text.lower() for t in dialogue if t.role == "seeker")  # type: ignore[attr-defined]
+    return [spoken_title(title).lower() not in said for title in titles]
+
+
 def position_name(position: int) -> str:
     """How a person points at the item in `position` (0-based) on screen."""
     return f"the {ORDINALS[position]} one" if position < len(ORDINALS) else f"number {position + 1}"
