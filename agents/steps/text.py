@@ -15,6 +15,17 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text) if len(s.strip()) > 3]
 
 
+def question_part(text: str) -> str:
+    """What a turn asks, without the statements said before it: in "Ines's Oven is known for
+    its Chinese cooking. Any cuisine in mind, like thai or chinese?" the question is about the
+    cuisine, and the item answer before it only pulls the match towards the facts it happens
+    to mention (and makes every such turn a text of its own for the encoder). A turn that
+    asks nothing is read whole."""
+    parts = _SENTENCE_END.split(text.strip())
+    first = next((i for i, part in enumerate(parts) if "?" in part), 0)
+    return " ".join(parts[first:]) if first else text
+
+
 def pick(options: Sequence[str], *keys: object) -> str:
     """A deterministic choice among phrasings (stable across processes, unlike hash())."""
     digest = zlib.crc32("\x1f".join(map(str, keys)).encode())

@@ -47,6 +47,7 @@ ReDial's tune_data the classifier's AUC went from 0.75 to 0.80.)
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import zlib
@@ -432,6 +433,9 @@ def leftover_name(text: str) -> str | None:
     return None
 
 
+_CUT_OFF = re.compile(r"\b(?:haven|hasn|hadn|didn|don|doesn|isn|aren|wasn|weren|couldn|wouldn|shouldn)\W*$", re.I)
+
+
 def delexicalise(text: str, named: Sequence[str], kinds: list[tuple[re.Pattern[str], str]], *,
                  names: set[str] = frozenset(), proper: frozenset[str] = frozenset()) -> tuple[str | None, str]:
     """(`text` with slots, "") or (None, why it was dropped).
@@ -440,9 +444,12 @@ def delexicalise(text: str, named: Sequence[str], kinds: list[tuple[re.Pattern[s
     `proper`: single words that are names whatever their case ("ellen", "stallone")."""
     from environments.acts.labeller import _pattern
 
-    text = " ".join(text.replace("\u2019", "'").replace("\u2018", "'").split())
+    # ReDial's site stored what people typed HTML-escaped ("&quot;typical&quot;"): said as typed
+    text = " ".join(html.unescape(text).replace("\u2019", "'").replace("\u2018", "'").split())
     if "{" in text or "}" in text or "\x00" in text:
         return None, "braces"
+    if _CUT_OFF.search(text):  # "I haven": the site cut a message at its apostrophe
+        return None, "cut off mid-word"
     if _URL.search(text):
         return None, "url"
     if _MARKUP.search(text):  # "@jigsaw" (the site's mention syntax typed by hand), "#DiceClay", "MTurk" talk
@@ -581,7 +588,7 @@ def fit_wordings(episodes: Iterable[Episode], titles: Mapping[str, str], kinds: 
             entry["count"] += 1
             entry["after"][context] += 1
             if family in ANSWERING_FAMILIES and answered and len(entry["replies_to"]) < MAX_REPLIES_TO:
-                entry["replies_to"].append(answered)
+                entry["replies_to"].append(html.unescape(answered))
     if not merged:
         raise CrsimError(f"{corpus}: no seeker turn of split(s) {', '.join(splits)} left to take wordings from")
     wordings = {key: sorted((Wording(text=t, count=e["count"], after=dict(sorted(e["after"].items())),

@@ -80,6 +80,7 @@ SHOWN_FORMS = ("Do any of these look good?", "Anything here you like?", "How do 
 SEEN_FORMS = ("Have you seen any of these?", "Do any of these sound good?", "Seen any of these?")
 WATCHED_NOUNS = frozenset({"movie", "movies", "film", "films", "show", "shows", "series"})
 MISSING = "<none>"
+Columns = dict[str, list[tuple[str, ...]]]  # attribute -> the candidates' values, kept for one turn
 # Values that cannot show which attribute the seeker talked about ("yes", "no", "4").
 _UNINFORMATIVE_VALUE_WORDS = frozenset({"yes", "no", "true", "false", "none", "other"})
 
@@ -277,28 +278,32 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
         self._values: dict[str, dict[str, tuple[str, ...]]] = {}  # aspect -> item id -> values
         self._mined: dict[int, tuple[AspectVocabulary, dict[str, list[tuple[str, tuple[str, ...], float]]]]] = {}
 
-    def _item_values(self, item: Item, aspect: str) -> tuple[str, ...]:
-        table = self._values.setdefault(aspect, {})
-        values = table.get(item.id)
-        if values is None:
-            values = table[item.id] = normalized_values(item, aspect)
-        return values
+    def _column(self, candidates: Sequence[Item], aspect: str, columns: Columns) -> list[tuple[str, ...]]:
+        """The candidates' values of one attribute, in rank order, kept in `columns` for the
+        turn: every open attribute is read several times a turn (answered? settled by a known
+        one? how well does it split?), and this step runs every turn."""
+        column = columns.get(aspect)
+        if column is None:
+            table = self._values.setdefault(aspect, {})
+            column = columns[aspect] = []
+            for item in candidates:
+                values = table.get(item.id)
+                if values is None:
+                    values = table[item.id] = normalized_values(item, aspect)
+                column.append(values)
+        return column
 
-    def _spoken_values(self, candidates: Sequence[Item], aspect: str, weights: Sequence[float]
+    @staticmethod
+    def _spoken_values(column: Sequence[tuple[str, ...]], weights: Sequence[float]
                        ) -> list[tuple[tuple[str, ...], float]]:
         """(values, weight) of the candidates that have the attribute, in rank order."""
-        spoken = []
-        for item, weight in zip(candidates, weights):
-            values = self._item_values(item, aspect)
-            if values and values != (MISSING,):
-                spoken.append((values, weight))
-        return spoken
+        return [(values, weight) for values, weight in zip(column, weights) if values and values != (MISSING,)]
 
-    def _answered(self, candidates: Sequence[Item], aspect: str, said: set[str]) -> bool:
+    def _answered(self, column: Sequence[tuple[str, ...]], aspect: str, said: set[str]) -> bool:
         """Whether the seeker named a value of the attribute, one of the candidates' or any in
         the catalog ("horror" answers the genre, "comedies" too)."""
-        for item in candidates:
-            for value in self._item_values(item, aspect):
+        for values in set(column):
+            for value in values:
                 words = _value_words(value)
                 if words and words <= said:
                     return True
@@ -320,27 +325,25 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
             self._catalog_values = {a: {w: sorted(v, key=sorted) for w, v in by.items()} for a, by in index.items()}
         return self._catalog_values
 
-    def _settled_by(self, candidates: Sequence[Item], aspect: str, known: Sequence[str],
-                    columns: dict[str, list[tuple[str, ...]]]) -> bool:
+    def _settled_by(self, candidates: Sequence[Item], aspect: str, known: Sequence[str], columns: Columns,
+                    sizes_of: dict[str, Counter[tuple[str, ...]]]) -> bool:
         """Whether an attribute already asked or answered fixes this one among the candidates
         (the state once the city is known): the candidates sharing a value of the known
         attribute, at least half of those that have both, have one value of this per group.
-        `columns` keeps each attribute's candidate values for the turn (every open attribute
-        is checked against every known one)."""
-
-        def column(name: str) -> list[tuple[str, ...]]:
-            if name not in columns:
-                columns[name] = [self._item_values(item, name) for item in candidates]
-            return columns[name]
-
+        Every open attribute is checked against every known one: `sizes_of` keeps each known
+        attribute's value counts for the turn, as `columns` its values."""
+        this = self._column(candidates, aspect, columns)
         for other in known:
             if other == aspect:
                 continue
+            key_column = self._column(candidates, other, columns)
             groups: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
-            for key, values in zip(column(other), column(aspect)):
+            for key, values in zip(key_column, this):
                 if key != (MISSING,) and values != (MISSING,):
                     groups.setdefault(key, set()).add(values)
-            sizes = Counter(column(other))
+            sizes = sizes_of.get(other)
+            if sizes is None:
+                sizes = sizes_of[other] = Counter(key_column)
             both = sum(sizes[key] for key in groups)
             grouped = [key for key in groups if sizes[key] > 1]
             if grouped and all(len(groups[key]) == 1 for key in grouped) and 2 * sum(sizes[k] for k in grouped) >= both:
@@ -365,19 +368,22 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
         shared = [key for key, _ in mass.most_common() if seen[key] > 1]
         return (spelling[shared[0]], spelling[shared[1]]) if len(shared) > 1 else None
 
-    def _open_attributes(self, inputs: ClarifyInput) -> tuple[set[str], set[str], list[str], list[str]]:
+    def _open_attributes(self, inputs: ClarifyInput, columns: Columns
+                         ) -> tuple[set[str], set[str], list[str], list[str]]:
         """(asked, words the seeker said, every attribute, the attributes still open): not
         asked, not named or answered by the seeker, not settled by a known attribute."""
         asked = {a for a in inputs.asked_aspects if a}
         said = set(tokens(" ".join(t.text for t in inputs.dialogue if t.role == Role.seeker)))
         said_stems = {_stem(word) for word in said}
-        attributes = list(inputs.aspects) or sorted({k for item in inputs.candidates for k in item.attributes})
-        answered = [a for a in attributes if a not in asked and self._answered(inputs.candidates, a, said_stems)]
+        candidates = inputs.candidates
+        attributes = list(inputs.aspects) or sorted({k for item in candidates for k in item.attributes})
+        answered = [a for a in attributes
+                    if a not in asked and self._answered(self._column(candidates, a, columns), a, said_stems)]
         known = [a for a in attributes if a in asked] + answered
-        columns: dict[str, list[tuple[str, ...]]] = {}
+        sizes_of: dict[str, Counter[tuple[str, ...]]] = {}
         open_attributes = [a for a in attributes
                            if not (a in asked or a in answered or _talked_about([display_name(a)], said)
-                                   or self._settled_by(inputs.candidates, a, known, columns))]
+                                   or self._settled_by(candidates, a, known, columns, sizes_of))]
         return asked, said, attributes, open_attributes
 
     def offline(self, inputs: ClarifyInput) -> ClarifyingQuestion:
@@ -387,13 +393,14 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
         review words, and on the default restaurant world none of the 12 mined-aspect
         questions in 30 episodes ("What kind of evening do you like, for example warm or
         three-course?") got an answer about it, where the listed attributes got 47 of 108."""
-        asked, said, attributes, open_attributes = self._open_attributes(inputs)
+        columns: Columns = {}
+        asked, said, attributes, open_attributes = self._open_attributes(inputs, columns)
         weights = rank_weights(len(inputs.candidates), self.rank_decay)
         total = sum(weights)
         best, best_score, best_values = None, (0.0, 1e-9), []
         listed = False  # an open attribute most candidates have splits them: no mined aspect is asked
         for aspect in open_attributes:
-            spoken = self._spoken_values(inputs.candidates, aspect, weights)
+            spoken = self._spoken_values(self._column(inputs.candidates, aspect, columns), weights)
             score = _question_score(spoken, total)
             listed = listed or score[1] > 0 and sum(m for _, m in spoken) >= LISTED_SHARE * total
             if score > best_score:
@@ -489,7 +496,7 @@ class ClarifyStep(LanguageStep[ClarifyInput, ClarifyingQuestion]):
         rules (not asked yet, not already talked about or answered by the seeker, not settled
         by a known attribute, a topic not repeating an attribute), so the model chooses among
         what the offline step would weigh."""
-        asked, said, attributes, open_attributes = self._open_attributes(inputs)
+        asked, said, attributes, open_attributes = self._open_attributes(inputs, {})
         excluded = asked | set(attributes)
         topics = [a.name for a in (inputs.mined.aspects if inputs.mined is not None else ())
                   if not (a.name in excluded or repeats_attribute(a.name, attributes) or _talked_about(a.terms, said))]

@@ -39,7 +39,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep, note_step_inputs
-from agents.steps.text import normalised, pick, render_dialogue
+from agents.steps.text import normalised, pick, question_part, render_dialogue
 from environments.models import Role, Turn
 
 NOT_THAT_BUT = (
@@ -306,6 +306,7 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
         answer, when no move is taken, asks again about the same question."""
         if self.encoder is None:
             return None
+        question = question_part(question)
         key = (question, tuple(f.match_text for f in facts))  # what the match reads; episodes may interleave
         if self._last_asked[0] != key:
             found = self._match(question, facts)

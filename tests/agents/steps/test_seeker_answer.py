@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from agents.steps.seeker.answer import AnswerInput, Fact, SeekerAnswerStep, SeekerReplyText, facts_said
+from agents.steps.text import question_part
 from environments.models import Role, Turn
+from crsim_testing import HashEncoder
 
 FACTS = [Fact("cuisine", "cuisine: mexican", "Mexican, please."),
          Fact("price", "price range: cheap", "Something cheap."),
@@ -115,3 +117,20 @@ def test_one_reply_does_not_open_two_wishes_the_same_way():
                   Wording("I'm thinking general petite.", ("division", "General Petite", 1))]
     kept, _ = _one_frame_each(facts[:2], same_value)
     assert [f.key for f in kept] == ["a"]
+
+
+def test_the_question_is_read_without_the_statements_before_it():
+    assert question_part("Ines's Oven is known for its Chinese cooking. Any cuisine in mind, like thai?") \
+        == "Any cuisine in mind, like thai?"
+    assert question_part("No, it's attentive. What ambience do you like? Rustic? Cozy?") \
+        == "What ambience do you like? Rustic? Cozy?"
+    assert question_part("Any favourite ambience? Rustic, elegant?") == "Any favourite ambience? Rustic, elegant?"
+    assert question_part("Yes, it's late-night.") == "Yes, it's late-night."  # asks nothing: read whole
+
+
+def test_an_item_answer_before_the_question_does_not_pull_the_match_to_its_words():
+    encoder = HashEncoder()
+    step = SeekerAnswerStep(encoder=encoder, threshold=0.2)
+    question = "Place 02 has a quiet room, a quiet room with a warm tone. Any cuisine in mind, like mexican?"
+    assert step.asked_fact(question, FACTS).key == "cuisine"
+    assert encoder.texts == 1 + len(FACTS)  # the question part once, then the facts

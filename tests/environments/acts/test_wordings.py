@@ -299,3 +299,12 @@ def test_no_act_but_small_talk_opens_with_a_greeting_once_the_recommender_asked_
     assert asked == {"I love drama movies"}
     greeted = {bank.say("preference", seed_keys=(s,), kind="drama", replying_to="Hello there!") for s in range(30)}
     assert "Hello, I love dramas" in greeted
+
+
+def test_a_wording_is_said_as_typed_and_a_message_cut_at_its_apostrophe_is_left_out():
+    from environments.acts.wordings import delexicalise
+
+    assert delexicalise("I like movies that are &quot;esoteric&quot; I guess", [], []) == \
+        ('I like movies that are "esoteric" I guess', "")
+    assert delexicalise("No I haven", [], []) == (None, "cut off mid-word")
+    assert delexicalise("No I haven't", [], [])[0] == "No I haven't"
