@@ -27,6 +27,7 @@ answers also form `users.jsonl` (rating 1.0 liked, 0.0 disliked, none when unsai
 
 from __future__ import annotations
 
+import html
 import re
 import time
 from collections import Counter
@@ -158,7 +159,7 @@ def conversation_episode(row: dict[str, Any], index: int, movies: dict[str, tupl
         unknown = [m for m in mentioned if m not in movies]
         if unknown:
             raise BadRow(f"{where}.text", f"unknown movie id '@{unknown[0]}'")
-        rendered = MENTION.sub(title_of, text)
+        rendered = html.unescape(MENTION.sub(title_of, text))  # the site stored what people typed HTML-escaped
         metadata = {key: message[src] for key, src in (("message_id", "messageId"), ("time_offset", "timeOffset"))
                     if message.get(src) is not None}
         if str(sender) == seeker:

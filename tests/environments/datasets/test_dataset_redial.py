@@ -42,7 +42,7 @@ CONV_1 = conversation("391", 956, 957, [
     ("r", "or @91481 maybe"),
     ("s", "Is that a great one? I have never seen it. I have seen @111776"),
     ("r", "Yes @151656 is very funny."),
-    ("s", "thanks, bye"),
+    ("s", "thanks &amp; bye, I&quot;ll watch it"),
 ], {"111776": {"suggested": 0, "seen": 1, "liked": 1}, "151656": {"suggested": 1, "seen": 0, "liked": 1},
     "91481": {"suggested": 1, "seen": 2, "liked": 0}},
     mentions={"111776": "Super Troopers (2001)", "151656": "Police Academy (1984)", "91481": None})
@@ -79,7 +79,7 @@ def test_dialogues_become_replayable_episodes(redial_dir, tmp_path):
         ("recommender", "or Beverly Hills Cop (1984) maybe"),  # null title in movieMentions: the CSV's name
         ("seeker", "Is that a great one? I have never seen it. I have seen Super Troopers (2001)"),
         ("recommender", "Yes Police Academy (1984) is very funny."),
-        ("seeker", "thanks, bye"),
+        ("seeker", 'thanks & bye, I"ll watch it'),  # as typed: the site stored it HTML-escaped
     ]
     assert [t.items_shown for t in first.turns] == [[], ["151656"], ["91481"], [], ["151656"], []]
     assert [t.feedback for t in first.turns] == [{}, {}, {}, {"151656": "like", "91481": "dislike"}, {}, {}]
