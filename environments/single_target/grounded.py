@@ -187,9 +187,8 @@ class GroundedSetup(TargetRankingSetup):
 
     def profile_for(self, conversation: GroundedConversation) -> TargetBiasedProfile | PepperProfile | PersonTranscript:
         if self.seeker_knows == "history":
-            known = self.known(conversation)
-            liked = tuple(i for i in known if conversation.ratings.get(i) != DISLIKED)
-            return history_profile(conversation, self.items_by_id, known, self.person_tastes(conversation, liked))
+            return history_profile(conversation, self.items_by_id, self.known(conversation),
+                                   self.person_tastes(conversation, self.liked(conversation)))
         if self.seeker_knows == "transcript":
             return PersonTranscript(conversation.conversation_id, conversation.later[:conversation.unprompted])
         item = self.catalog.item(conversation.target)
@@ -215,7 +214,7 @@ class GroundedSetup(TargetRankingSetup):
         started — their opening, the items they named before the recommender did (minus any
         their questionnaire says they disliked), their own taste words anywhere in the
         conversation — and nothing of the target but which it is (to like it when shown)."""
-        liked_ids = tuple(i for i in self.known(conversation) if conversation.ratings.get(i) != DISLIKED)
+        liked_ids = self.liked(conversation)
         person = PersonContext(conversation.conversation_id, conversation.person.utterances, liked_ids)
         return TargetBiasedProfile(item.id, item.title, {}, "", (), "", TargetKnowledge(()), person=person,
                                    liked=tuple(self.items_by_id[i].title for i in liked_ids),
@@ -229,6 +228,10 @@ class GroundedSetup(TargetRankingSetup):
         target_title = spoken_title(self.items_by_id[conversation.target].title).lower()
         return tuple(i for i in conversation.known if i != conversation.target
                      and spoken_title(self.items_by_id[i].title).lower() != target_title)
+
+    def liked(self, conversation: GroundedConversation) -> tuple[str, ...]:
+        """The items it knew that their questionnaire does not say they disliked."""
+        return tuple(i for i in self.known(conversation) if conversation.ratings.get(i) != DISLIKED)
 
     def person_tastes(self, conversation: GroundedConversation, liked_ids: tuple[str, ...]) -> tuple[str, ...]:
         """Their own taste words anywhere in the conversation, then the kinds their liked items share."""

@@ -120,12 +120,11 @@ def read_question(utterance: str, shown: Sequence[str], catalog: Catalog, item_n
     title an earlier sentence wrote ("I really liked Enchanted (2007)."), before anything on
     screen."""
     said = split_sentences(utterance) or [utterance]
-    named: str | None = None  # the last title an earlier sentence wrote
-    for sentence in said:
+    for position, sentence in enumerate(said):
         if "?" not in sentence:
-            named = _title(sentence.lower().replace("’", "'"), (), catalog, index, sentence)[0] or named
             continue
-        found = _read(sentence, shown, catalog, item_noun, index, pointed=named)
+        found = _read(sentence, shown, catalog, item_noun, index,
+                      earlier=[s for s in said[:position] if "?" not in s])
         if found is not None and not found.words and not (found.about or found.opinion or found.seen):
             context = [w for other in said if other is not sentence for w in tokens(other.lower())
                        if content_word(w) and w not in QUESTION_WORDS and w not in WISH_WORDS
@@ -137,15 +136,14 @@ def read_question(utterance: str, shown: Sequence[str], catalog: Catalog, item_n
 
 
 def _read(sentence: str, shown: Sequence[str], catalog: Catalog, item_noun: str, index: CatalogIndex,
-          pointed: str | None = None) -> Asked | None:
+          earlier: Sequence[str] = ()) -> Asked | None:
     lower = sentence.lower().replace("’", "'")
     shown = [i for i in shown if i in catalog.item_index]
     item_id, reference = _ordinal(lower, shown), set[str]()
     if item_id is None:
         item_id, reference = _title(lower, shown, catalog, index, sentence)
-    if item_id is None and (pointed or shown) and not (_REQUEST.search(lower) or _SMALL_TALK.search(lower)) \
-            and _POINTER.search(lower):
-        item_id = pointed or shown[0]
+    if item_id is None and not (_REQUEST.search(lower) or _SMALL_TALK.search(lower)) and _POINTER.search(lower):
+        item_id = _last_title(earlier, catalog, index) or (shown[0] if shown else None)
     if item_id is None:
         return None
     noun = singular(item_noun.lower())
@@ -199,6 +197,15 @@ def _title(lower: str, shown: Sequence[str], catalog: Catalog, index: CatalogInd
         return None, set()
     position = -best[3]
     return catalog.item_ids[position], {w for form in index.forms[position] for w in form.split()}
+
+
+def _last_title(sentences: Sequence[str], catalog: Catalog, index: CatalogIndex) -> str | None:
+    """The item the last of `sentences` to write a title wrote (read only when a pointer needs it)."""
+    for sentence in reversed(sentences):
+        item_id = _title(sentence.lower().replace("’", "'"), (), catalog, index, sentence)[0]
+        if item_id is not None:
+            return item_id
+    return None
 
 
 def written_as_title(sentence: str, form: str) -> bool:
