@@ -32,6 +32,9 @@ _ENTITY = re.compile(r"&#?[a-z0-9]+;")
 # A capitalised word after a lower-case one: a name ("my new Shure mic"), not a sentence start.
 TITLED = re.compile(r"(?<=[a-z0-9,;] )[A-Z][a-z]+")
 
+# Words that make what follows the reviewer's own ("*my* amp", "*our* table").
+OWNERS = frozenset({"my", "our"})
+POINTERS = frozenset({"this", "these"})  # "*this* pedal": what a reviewer calls the item reviewed
 DETERMINERS = frozenset("the this that my its your their these those our his her".split())
 COPULAS = frozenset("is was are were be been feels felt smells smelled tastes tasted looks looked seems "
                     "seemed sounds sounded stays stayed lasts lasted remains remained gets got".split())
@@ -139,6 +142,8 @@ class Mention:
     modifiers: tuple[str, ...]   # content words right before the term ("light floral" scent)
     predicates: tuple[str, ...]  # phrases after a copula ("scent is *light* and *fresh*", "*rock solid*")
     doubtful: bool   # a negation, complaint, hedge or comparison is near: it may not say what it seems to
+    owned: bool = False  # "my tube amp": the reviewer's own thing, not the item reviewed
+    pointed: bool = False  # "this amp": the reviewer pointing at the item reviewed, by its kind
 
     @property
     def values(self) -> tuple[str, ...]:
@@ -195,7 +200,8 @@ def find_mentions(words: Sequence[str], index: Mapping[str, list[tuple[tuple[str
             i += 1
             continue  # "smells like..." names no quality of the smell
         doubtful = not _DOUBT.isdisjoint(words[max(0, i - 4): end + 4])
-        mentions.append(Mention(aspect, " ".join(term_words), tuple(before), after, doubtful))
+        owned, pointed = j >= 0 and words[j] in OWNERS, j >= 0 and words[j] in POINTERS
+        mentions.append(Mention(aspect, " ".join(term_words), tuple(before), after, doubtful, owned, pointed))
         i = end
     return mentions
 

@@ -27,6 +27,7 @@ import sys
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from environments.search.embeddings import Encoder
 
 VOCABULARY_VERSION = 2  # 2: aspects list their alternatives
-MINER_VERSION = 6  # bump when mining changes what it finds: part of the cache key
+MINER_VERSION = 7  # bump when mining changes what it finds: part of the cache key
 
 
 class MinedAspect(BaseModel):
@@ -53,6 +54,8 @@ class MinedAspect(BaseModel):
     values: list[str] = Field(default_factory=list, description="Its most common descriptors.")
     alternatives: list[tuple[str, str]] = Field(
         default_factory=list, description="Pairs of values that are a choice between kinds of it, most common first.")
+    kind: bool = Field(default=False, description="A kind of product (\"amp\", \"cable\"): mentions and values are "
+                                                  "its own items' alone.")
 
 
 class AspectVocabulary(BaseModel):
@@ -79,7 +82,7 @@ class AspectVocabulary(BaseModel):
         return next((a for a in self.aspects if a.name == name), None)
 
     def add(self, group: _Group, item_ids: Sequence[str], overall: Counter[str], total: int,
-            stats: WordStats, settings: MinerSettings) -> None:
+            stats: WordStats, settings: MinerSettings, kind: bool = False) -> None:
         """Add one grouped aspect: its coverage and values (descriptors likelier with it than overall)."""
         name = group.terms[0]
         own = Counter(d for counter in group.values.values() for d in counter.elements())
@@ -95,7 +98,7 @@ class AspectVocabulary(BaseModel):
         common = [d for d in lifted[: settings.max_values] if d in chosen]
         rank = {d: r for r, d in enumerate(common)}
         self.aspects.append(MinedAspect(name=name, terms=group.terms, n_items=len(group.items), values=common,
-                                        alternatives=pairs))
+                                        alternatives=pairs, kind=kind))
         self.mentions[name] = {item_ids[p]: len(reviews) for p, reviews in sorted(group.items.items())}
         values = {}
         for position, counter in sorted(group.values.items()):
@@ -160,18 +163,24 @@ def _mine(catalog: Catalog, encoder: Encoder | None, settings: MinerSettings) ->
     excluded = _item_words(catalog.item_noun)
     stats = WordStats.count(words for item in item_reviews for review in item for words in review)
     stats.titled = titled
-    terms = stats.candidate_terms(settings, excluded)
+    terms = _tagged_nouns(stats.candidate_terms(settings, excluded), catalog, settings)
     stats.nouns = frozenset(w for term in terms for w in term.split())
     index = term_index({term: term for term in terms})
     term_items: dict[str, dict[int, set[int]]] = defaultdict(dict)  # term -> item -> its reviews that mention it
     term_values: dict[str, dict[int, Counter[str]]] = defaultdict(dict)
     term_together: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)  # values named in one mention
+    term_said: Counter[str] = Counter()  # mentions, and those that point at the item reviewed ("this amp")
+    term_pointed: Counter[str] = Counter()
     for position, item in enumerate(item_reviews):
         for number, review in enumerate(item):
             named: set[str] = set()
             for words in review:
                 for mention in find_mentions(words, index, excluded):
+                    if mention.owned:
+                        continue  # "into my tube amp": a cable's reviewer's amp, not something the cable has
                     named.add(mention.term)
+                    term_said[mention.term] += 1
+                    term_pointed[mention.term] += mention.pointed
                     values = stats.value_words(mention, settings) if not mention.doubtful else []
                     if values:
                         term_values[mention.term].setdefault(position, Counter()).update(values)
@@ -184,13 +193,27 @@ def _mine(catalog: Catalog, encoder: Encoder | None, settings: MinerSettings) ->
     merged = [_merge(group, term_items, term_values, term_together) for group in groups]
     merged = sorted((m for m in merged if len(m.items) >= settings.min_items),
                     key=lambda m: (-len(m.items), m.terms[0]))[: settings.max_aspects]
-    overall = Counter(d for m in merged for counter in m.values.values() for d in counter.elements())
+    review_counts = [len(reviews) for reviews in item_reviews]
+    listed = _listed_kinds(catalog)
+    owned = [_owned_by_its_kind(group, review_counts, listed, _share(term_pointed, term_said, group.terms), settings)
+             for group in merged]  # after the cut
+    overall = Counter(d for m, _ in owned for counter in m.values.values() for d in counter.elements())
     total = max(1, sum(overall.values()))
     vocabulary = AspectVocabulary(fingerprint=catalog.fingerprint,
                                   review_counts={item.id: len(r) for item, r in zip(catalog.items, item_reviews)})
-    for group in merged:
-        vocabulary.add(group, catalog.item_ids, overall, total, stats, settings)
+    for group, kind in owned:
+        vocabulary.add(group, catalog.item_ids, overall, total, stats, settings, kind)
     return vocabulary
+
+
+def _tagged_nouns(terms: Sequence[str], catalog: Catalog, settings: MinerSettings) -> list[str]:
+    """`terms` whose head a part-of-speech tagger reads as a noun often enough in the reviews
+    (`parsing.noun_shares`); a head it could not judge stays."""
+    from environments.search.parsing import noun_shares
+
+    texts = (review.text for item in catalog.items for review in catalog.reviews_by_item.get(item.id, ()))
+    shares = noun_shares(texts, {term.split()[-1] for term in terms}, settings.noun_samples)
+    return [term for term in terms if shares.get(term.split()[-1], 1.0) >= settings.min_noun_share]
 
 
 @dataclass(slots=True)
@@ -212,6 +235,72 @@ def _merge(group: Sequence[str], term_items: dict[str, dict[int, set[int]]],
             merged.values[position].update(counter)
         merged.together.update(term_together.get(term, {}))
     return merged
+
+
+def _listed_kinds(catalog: Catalog) -> dict[str, set[int]]:
+    """Stem of a kind of product the items' metadata names ("dresses" -> "dress") -> the
+    positions of its items."""
+    from environments.search.vocabulary import listed_kind
+
+    kinds: dict[str, set[int]] = defaultdict(set)
+    for position, item in enumerate(catalog.items):
+        kind = listed_kind(item)
+        if kind is not None:
+            kinds[_stem_of(kind)].add(position)
+    return kinds
+
+
+@cache
+def _stem_of(term: str) -> str:
+    """The last word's stem ("dresses" -> "dress", "patch cables" -> "cabl"), as `group_terms` merges them."""
+    import Stemmer  # PyStemmer, as BM25 uses
+
+    return Stemmer.Stemmer("english").stemWord(term.split()[-1])
+
+
+def _share(part: Counter[str], whole: Counter[str], terms: Sequence[str]) -> float:
+    """The share of `terms`' counts in `whole` that `part` counts."""
+    return sum(part[t] for t in terms) / max(1, sum(whole[t] for t in terms))
+
+
+def _owned_by_its_kind(group: _Group, review_counts: Sequence[int], listed: dict[str, set[int]],
+                       pointed_share: float, settings: MinerSettings) -> tuple[_Group, bool]:
+    """A mined aspect that is a kind of product is an aspect of those products alone.
+
+    Musical Instruments' reviews name the amp a cable plugs into, the strings a capo
+    clamps and the stand a mic sits on, and describe them ("my tube amp"): asked of the
+    candidates after "I need a cable", "Any preference on amp? Say, headphone or tube?"
+    split them best, and 0.2.16 asked it (262 of the 500 questions of 100 episodes were
+    about amp, strings, cable, stand, mic, pedal, case, bag or box, 254 of them to a seeker
+    whose target was another kind). The products the aspect names are the items whose
+    reviews mostly name it (`kind_review_share`). It is a kind when they are a fair share
+    of the items mentioning it at all (`kind_item_share`: amp 0.24, strings 0.37, mic 0.46;
+    price 0.16, tone 0.10), only some of the catalog (`max_kind_catalog_share`: what most
+    items' reviews dwell on, "sound" among headphones, is what they all have), and
+    reviewers call the item they review by it (`kind_pointed_share` of its mentions say
+    "*this* pedal": amp 0.15, mic 0.11, pedal 0.30; price 0.05, tone 0.01, and a color a
+    few items' reviews always name, 0.00). Where the items' metadata names kinds (a
+    category path's last step, as the seeker is told its target's kind), an aspect that is
+    one of them is that kind, its products the items listed so (clothing's "pants", 30
+    items by their class, 0.14 by the reviews' rule).
+    """
+    most = settings.max_kind_catalog_share * len(review_counts)
+    listed_owners = next((listed[stem] for stem in map(_stem_of, group.terms)
+                          if settings.min_items <= len(listed.get(stem, ())) <= most), None)
+    if listed_owners is not None:
+        return _only(group, listed_owners), True
+    owners = {position for position, reviews in group.items.items()
+              if len(reviews) >= settings.kind_review_share * review_counts[position]}
+    if (pointed_share >= settings.kind_pointed_share
+            and max(settings.min_items, settings.kind_item_share * len(group.items)) <= len(owners) <= most):
+        return _only(group, owners), True
+    return group, False
+
+
+def _only(group: _Group, positions: set[int]) -> _Group:
+    """`group` with the mentions and values of the items at `positions` alone."""
+    return _Group(group.terms, {p: r for p, r in group.items.items() if p in positions},
+                  {p: c for p, c in group.values.items() if p in positions}, group.together)
 
 
 def _pairs(values: Sequence[str]) -> list[tuple[str, str]]:

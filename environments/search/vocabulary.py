@@ -74,11 +74,9 @@ class CatalogVocabulary:
         """What kind of product `item` is: its metadata's type or last category, else the noun
         most of its reviews name, among nouns a fair share of items' reviews use: the more
         items use it, the more of an everyday word for a kind of product it is."""
-        for key in KIND_KEYS:
-            value = item.attributes.get(key)
-            named = value[-1] if isinstance(value, list) and value else value
-            if isinstance(named, str) and named.strip():
-                return named.strip().lower()
+        listed = listed_kind(item)
+        if listed is not None:
+            return listed
         naming: Counter[str] = Counter()  # noun -> how many of the reviews use it as a noun phrase head
         for text in reviews:
             naming.update({words[head] for words in map(tokens, sentences(text)) for _, head in noun_positions(words)
@@ -88,6 +86,16 @@ class CatalogVocabulary:
                             if count >= MIN_KIND_REVIEWS and low <= self.item_frequency.get(n, 0) <= high
                             and n not in self.names)
         return max(candidates, key=lambda n: naming[n] * math.log(self.item_frequency[n]), default=None)
+
+
+def listed_kind(item: Item) -> str | None:
+    """The kind of product an item's metadata names: its type, or its category path's last step."""
+    for key in KIND_KEYS:
+        value = item.attributes.get(key)
+        named = value[-1] if isinstance(value, list) and value else value
+        if isinstance(named, str) and named.strip():
+            return named.strip().lower()
+    return None
 
 
 def item_words(item: Item, reviews: Iterable[str]) -> list[str]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from environments.search.aspect_text import (
-    COPULAS, GENERIC_NOUNS, INTENSIFIERS, OBJECT_STARTS, PRAISE, Mention, noun_positions,
+    COPULAS, GENERIC_NOUNS, INTENSIFIERS, OBJECT_STARTS, OWNERS, PRAISE, Mention, noun_positions,
 )
 
 # Descriptors that never say which item: true of any ("new", "different") or of the review
@@ -55,6 +55,18 @@ class MinerSettings:
     # "fabric", "tone", "price" at most 0.08). Asked "What kind of hips do you like?", or told
     # "My babysitter is a big thing for me", a reader sees nonsense.
     max_owned_share: float = 0.25
+    # A term whose head spaCy's tagger reads as a noun in fewer of its sampled sentences than
+    # this is no thing: "came", "goes" (musical instruments, 0.00), "fair", "instead" (restaurant
+    # world, 0.00). Real aspects the tagger sometimes misreads stay: "mic" 0.48, "fit" 0.48.
+    min_noun_share: float = 0.3
+    noun_samples: int = 20      # sentences tagged per term head
+    # An aspect is a kind of product ("amp", "cable") when at least this share of the items whose
+    # reviews name it are named in at least `kind_review_share` of their reviews: then it is
+    # theirs alone, not the cable's (`aspects._owned_by_its_kind`).
+    kind_item_share: float = 0.2
+    kind_review_share: float = 0.5
+    max_kind_catalog_share: float = 0.25  # a kind is what some items are (as `vocabulary.MAX_KIND_SHARE`)
+    kind_pointed_share: float = 0.1  # ...and what reviewers call the item they review ("this pedal")
 
 
 @dataclass(slots=True)
@@ -140,7 +152,6 @@ class WordStats:
         return [t for t, _ in sorted(terms.items(), key=lambda tc: (-tc[1], tc[0]))][: settings.max_terms]
 
 
-OWNERS = frozenset({"my", "our"})
 # Valence (VADER's lexicon, -4..4) from which a word is praise whatever it is said of:
 # "superb", "gorgeous", "beautiful", "lovely" (2.8 and up) say how much a reviewer liked a
 # thing, not what it is like, while "rich" (2.6, a rich tone), "comfortable" (2.3),

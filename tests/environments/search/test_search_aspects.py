@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from environments.catalog import Catalog
-from environments.models import CatalogManifest, Item, Review
+from environments.models import CatalogManifest, Item, Review, Role, Turn
 from environments.search import aspects as aspects_module
 from environments.search.aspect_text import find_mentions, noun_positions, sentences, term_index, tokens
 from environments.search.aspects import AspectVocabulary, group_terms, mine_aspects
@@ -159,3 +159,75 @@ async def test_clarify_never_asks_usb_or_monster():
         asked += [out.aspect] if out.aspect else []
     assert not any("usb" in q and "monster" in q for q in questions)
     assert any("bright" in q and "warm" in q for q in questions)
+
+
+def _amps_and_cables() -> Catalog:
+    """Six amps (vintage or modern) and eighteen cables (black or white) whose reviews
+    name the amp they plug into, a quarter of their reviews each."""
+    items, reviews = [], []
+    for i in range(24):
+        amp = i < 6
+        items.append(Item(id=f"{'a' if amp else 'c'}{i:02d}", title=f"Product {i}"))
+        if amp:
+            style = ("vintage", "modern")[i % 2]
+            texts = [f"Love this {style} amp.", f"Such a {style} amp.", "The amp is loud.", "Fast shipping."]
+        else:
+            style = ("black", "white")[i % 2]
+            texts = [f"Love this {style} cable.", f"Such a {style} cable.",
+                     f"Plugs into the {('vintage', 'modern')[i % 2]} amp.", "Fast shipping."]
+        reviews += [Review(id=f"r{i}-{j}", item_id=items[-1].id, user_id=f"u{j}", rating=5.0, text=t)
+                    for j, t in enumerate(texts)]
+    return Catalog(CatalogManifest(name="gear", item_noun="products"), items, reviews)
+
+
+def test_a_kind_of_product_is_an_aspect_of_its_own_items_only():
+    vocabulary = mine_aspects(_amps_and_cables(), persist=False)
+    amp, cable = vocabulary.aspect("amp"), vocabulary.aspect("cable")
+    assert amp is not None and amp.kind and set(vocabulary.mentions["amp"]) == {f"a{i:02d}" for i in range(6)}
+    assert vocabulary.values_of("amp", "c06") is None  # the cable's reviews name an amp: not the cable's
+    assert set(amp.values) == {"vintage", "modern"}
+    assert cable is not None and not cable.kind  # most of the catalog: what the shop sells, no kind among others
+    unbounded = mine_aspects(_amps_and_cables(), persist=False, settings=MinerSettings(kind_item_share=1.0))
+    assert not unbounded.aspect("amp").kind and "c06" in unbounded.mentions["amp"]
+
+
+async def test_clarify_asks_about_a_kind_only_once_it_is_named():
+    from agents.steps.recommender.clarify import ClarifyInput, ClarifyStep
+
+    catalog = _amps_and_cables()
+    vocabulary = mine_aspects(catalog, persist=False)
+
+    async def aspects_asked(said: str) -> list[str]:
+        step, asked = ClarifyStep(), []
+        dialogue = [Turn(index=0, role=Role.seeker, text=said)]
+        for turn in range(1, 4):
+            out = await step.run(ClarifyInput(dialogue, catalog.items, asked, catalog.item_noun, turn, (), vocabulary))
+            asked += [out.aspect] if out.aspect else []
+        return asked
+
+    assert "amp" not in await aspects_asked("I need something for my band.")
+    assert "amp" in await aspects_asked("I need an amp.")  # named, with values to choose: "vintage or modern?"
+    assert "amp" in await aspects_asked("Looking for some amps.")  # named in the plural
+    assert "amp" not in await aspects_asked("I need a vintage amp.")  # a value said settles it
+
+
+def test_a_kind_the_metadata_lists_is_its_items_aspect():
+    """Dresses' reviews name the pants they go with as often as pants' reviews do: by the
+    reviews alone "pants" is no kind; the listing says which items are pants."""
+    items, reviews = [], []
+    for i in range(20):
+        pants = i < 4
+        items.append(Item(id=f"p{i:02d}", title=f"Piece {i}",
+                          attributes={"categories": ["Clothing", "Pants" if pants else "Dresses"]}))
+        fabric = ("linen", "denim")[i % 2]
+        texts = [f"Love these {fabric} pants." if pants else f"Love this {fabric} dress, great with the black pants.",
+                 f"Such a {fabric} dress." if not pants else "Fast shipping.", "The fabric is soft.", "Runs small."]
+        reviews += [Review(id=f"r{i}-{j}", item_id=f"p{i:02d}", user_id=f"u{j}", rating=5.0, text=t)
+                    for j, t in enumerate(texts)]
+    catalog = Catalog(CatalogManifest(name="closet", item_noun="products"), items, reviews)
+    vocabulary = mine_aspects(catalog, persist=False)
+    pants = vocabulary.aspect("pants")
+    assert pants is not None and pants.kind
+    assert set(vocabulary.mentions["pants"]) == {f"p{i:02d}" for i in range(4)}
+    unlisted = Catalog(catalog.manifest, [item.model_copy(update={"attributes": {}}) for item in items], reviews)
+    assert not mine_aspects(unlisted, persist=False).aspect("pants").kind  # the reviews' rule alone: no kind
