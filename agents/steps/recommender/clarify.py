@@ -180,12 +180,13 @@ def _open_mined(mined: AspectVocabulary, excluded: set[str], attributes: Sequenc
                 ) -> list[MinedAspect]:
     """The mined aspects still worth asking about: not asked, not an attribute again, and not
     settled by what the seeker said (`_still_open`)."""
+    with_singulars = said | _singulars(said) if any(aspect.kind for aspect in mined.aspects) else said
     return [aspect for aspect in mined.aspects
             if not (aspect.name in excluded or repeats_attribute(aspect.name, attributes))
-            and _still_open(aspect, said)]
+            and _still_open(aspect, said, with_singulars)]
 
 
-def _still_open(aspect: MinedAspect, said: set[str]) -> bool:
+def _still_open(aspect: MinedAspect, said: set[str], with_singulars: set[str]) -> bool:
     """An aspect the seeker named is settled; a kind of product (`MinedAspect.kind`) the other
     way round: it is asked about only once the seeker has named it, which one they want
     ("I need a cable": "What kind of cable, patch or audio?"), until they say ("a patch
@@ -193,9 +194,8 @@ def _still_open(aspect: MinedAspect, said: set[str]) -> bool:
     mention: "Any preference on amp? Say, headphone or tube?" after "I need a cable", or
     "Any preference on mic?" of someone after picks (254 of 262 such questions in 100
     Musical Instruments episodes went to a seeker whose target was another kind)."""
-    if aspect.kind:  # named in the plural too: "I want to get some jackets"
-        named = _talked_about(aspect.terms, said | _singulars(said))
-        return named and bool(aspect.values) and said.isdisjoint(aspect.values)
+    if aspect.kind:  # named in the plural too: "some jackets"
+        return _talked_about(aspect.terms, with_singulars) and bool(aspect.values) and said.isdisjoint(aspect.values)
     return not _talked_about(aspect.terms, said)
 
 

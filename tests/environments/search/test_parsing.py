@@ -39,3 +39,15 @@ def test_the_miner_drops_a_verb_that_stands_where_nouns_stand():
     names = {term for aspect in mine_aspects(catalog, persist=False).aspects for term in aspect.terms}
     assert "strap" in names and "zipper" in names
     assert "came" not in names
+
+
+def test_the_tagger_loads_without_torch_and_torch_still_imports_after():
+    # thinc would import torch only to offer layers the tagger does not use; hidden while spaCy loads
+    import subprocess
+    import sys
+
+    code = ("import sys; from environments.search.parsing import tagger; tagger(); "
+            "assert 'torch' not in sys.modules; import torch; print(float(torch.ones(2).sum()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "2.0"
