@@ -75,6 +75,8 @@ GENERIC_NOUNS = frozenset("""
     minutes hour hours second seconds morning night today tonight yesterday while point times look need want
     highly recommend recommended overall else self itself myself past problem problems issue issues
     area areas difference idea matter example instance start beginning pair unit right left
+    store stores shop shops seller sellers website site photo photos picture pictures reviewer reviewers
+    skin woman women
 """.split())
 
 

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from environments.search.embeddings import Encoder
 
 VOCABULARY_VERSION = 2  # 2: aspects list their alternatives
-MINER_VERSION = 7  # bump when mining changes what it finds: part of the cache key
+MINER_VERSION = 8  # bump when mining changes what it finds: part of the cache key
 
 
 class MinedAspect(BaseModel):
@@ -112,6 +112,13 @@ class AspectVocabulary(BaseModel):
         reviews = self.review_counts.get(item_id, 0)
         share = min(1.0, self.mentions.get(name, {}).get(item_id, 0) / reviews) if reviews else 0.0
         return 1.0 - (1.0 - share) ** reviews_read
+
+    def kind_of(self, item_id: str) -> str | None:
+        """The kind of product the item is among the mined kinds (`MinedAspect.kind`): the one
+        whose own items it is, named in most of its reviews if several."""
+        owners = [(self.mentions.get(a.name, {}).get(item_id, 0), a.name) for a in self.aspects if a.kind]
+        count, name = max(owners, default=(0, None))
+        return name if count else None
 
     def values_of(self, name: str, item_id: str) -> tuple[str, ...] | None:
         """The item's values for a mined aspect; () if mentioned without one, None if not mentioned."""

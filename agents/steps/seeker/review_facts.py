@@ -30,10 +30,12 @@ from dataclasses import dataclass, replace
 
 from agents.steps.seeker.answer import Fact
 from agents.steps.text import fill_form, pick
+from environments.search import parsing
 from environments.search.aspect_text import (
     NEGATIONS, SENSE_VERBS, Mention, find_mentions, is_content, sentences, term_index, tokens,
 )
 from environments.search.aspects import AspectVocabulary
+from environments.search.parsing import NOUN_TAGS
 from environments.search.word_stats import VAGUE as SAYS_NOTHING
 from environments.search.word_stats import MinerSettings, WordStats, is_praise, valence
 
@@ -78,6 +80,16 @@ COMMON_VERBS = frozenset("""
     makes made go goes use uses used fit fits hold holds keep keeps buy bought need needs want wants love loves like
     likes say says said come comes came give gives look looks
 """.split())
+# How a described aspect's words must be tagged to be said as a wish (`as_wish`).
+MODIFIER_TAGS = frozenset({"ADJ", "NOUN", "PROPN", "NUM"})
+PREDICATE_TAGS = frozenset({"ADJ", "ADV", "NOUN"})  # "sturdy metal": an adjective among them
+MAX_WISH_TRIES = 5  # mentions of one aspect read before it is left unsaid
+# Nouns reviews use for the people, places and events around a product, never a part of it
+# ("Long run is a big thing for me", "Guitar player", "Musicians gear is key"); the shop,
+# the reviewer and the photo are nouns no aspect is (`aspect_text.GENERIC_NOUNS`).
+NOT_THE_PRODUCT = frozenset("""
+    player players musician musicians room rooms places stage floor wall process run thought result
+""".split())
 # Aspect words in a handful of reviews: once in a noun position is enough, if the word
 # mostly stands there and never takes an object.
 LOCAL_TERMS = MinerSettings(min_head_count=1, min_head_share=0.3, max_terms=60)
@@ -121,7 +133,10 @@ def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Ma
         return -common, -len(kv[1].reviews), kv[1].first
 
     for aspect, entry in sorted(found.items(), key=order):
-        mention, context = _best_mention(entry.mentions)
+        chosen = _best_mention(entry.mentions, wish_only=shared is not None)
+        if chosen is None:
+            continue
+        mention, context = chosen
         if not mention.values and (aspects is None or len(entry.reviews) < 2):
             continue  # a bare noun says little unless reviewers keep naming a known aspect
         if shared is not None:
@@ -200,15 +215,61 @@ def _mentions_by_aspect(review_sentences: Sequence[Sequence[Sequence[str]]], ter
     return found
 
 
-def _best_mention(mentions: Sequence[tuple[Mention, Sequence[str]]]) -> tuple[Mention, Sequence[str]]:
-    """The described mention whose words most of the others share (what reviewers agree on)."""
+def _best_mention(mentions: Sequence[tuple[Mention, Sequence[str]]], wish_only: bool = False
+                  ) -> tuple[Mention, Sequence[str]] | None:
+    """The described mention whose words most of the others share (what reviewers agree on);
+    with `wish_only` (a real catalog), the best of the first few that reads as a wish would
+    (`as_wish`), or None."""
     support = Counter(w for m, _ in mentions for w in set(m.modifiers + m.predicates))
 
     def agreement(pair: tuple[Mention, Sequence[str]]) -> tuple[bool, float]:
         words = pair[0].modifiers + pair[0].predicates
         return (not pair[0].values, -sum(support[w] for w in words) / max(1, len(words)))
 
-    return min(mentions, key=agreement)  # min() keeps the first of equals: deterministic
+    if not wish_only:
+        return min(mentions, key=agreement)  # min() keeps the first of equals: deterministic
+    ranked = sorted(mentions, key=agreement)[:MAX_WISH_TRIES]  # a stable sort: the same order every run
+    wishes = ((as_wish(mention, words), words) for mention, words in ranked)
+    return next(((mention, words) for mention, words in wishes if mention is not None), None)
+
+
+def as_wish(mention: Mention, words: Sequence[str]) -> Mention | None:
+    """A mention as a shopper's wish would say it, or None: the term a noun, the words
+    before it the adjectives and nouns next to it ("phantom *powered* xlr input" -> "xlr
+    input"), those after its copula adjectives ("the sound is *sweet* and *warm*"), as
+    spaCy's tagger reads the sentence; never the reviewer's own thing ("my tube amp") nor
+    the people, places and events around a product ("guitar player", "musicians gear").
+
+    Reviews put verbs and adjectives where the phrase rules look for a noun phrase: "the
+    strings *held* up" made "Strings held is a big thing for me", "it appears *durable*"
+    made "Appears durable matters most to me", "the box is *built* like a tank" made
+    "Ideally the box would be built".
+    """
+    term = tuple(mention.term.split())
+    if mention.owned or term[-1] in NOT_THE_PRODUCT:
+        return None
+    width = len(mention.modifiers)
+    start = next((i for i in range(len(words) - len(term) + 1) if tuple(words[i:i + len(term)]) == term
+                  and all(m in words[max(0, i - width):i] for m in mention.modifiers)), None)
+    if start is None:
+        return mention  # a sense verb standing for its noun ("it smells fresh"): no noun to read
+    tags = parsing.tags(words)
+    head = start + len(term) - 1
+    if tags[head] not in NOUN_TAGS:
+        return None
+    kept: list[str] = []
+    for k in range(start - 1, max(0, start - width) - 1, -1):  # from the term backwards, while tagged so
+        if tags[k] not in MODIFIER_TAGS or words[k] in NOT_THE_PRODUCT:  # "musicians gear", "local store"
+            break
+        if words[k] in mention.modifiers:
+            kept.insert(0, words[k])
+    for phrase in mention.predicates:
+        at = [next((k for k in range(head + 1, len(words)) if words[k] == w), None) for w in phrase.split()]
+        said = [tags[k] if k is not None else "" for k in at]
+        if any(tag not in PREDICATE_TAGS for tag in said) or "ADJ" not in said:
+            return None
+    trimmed = replace(mention, modifiers=tuple(kept))
+    return trimmed if trimmed.values else None
 
 
 def _fact(aspect: str, mention: Mention, context: Sequence[str], quoted: Sequence[str]) -> Fact | None:

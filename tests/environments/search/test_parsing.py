@@ -5,7 +5,7 @@ from __future__ import annotations
 from environments.catalog import Catalog
 from environments.models import CatalogManifest, Item, Review
 from environments.search.aspects import mine_aspects
-from environments.search.parsing import noun_shares, sample_sentences
+from environments.search.parsing import noun_shares, sample_sentences, tags
 
 
 def test_noun_shares_tell_a_noun_from_a_verb_and_an_adverb():
@@ -51,3 +51,11 @@ def test_the_tagger_loads_without_torch_and_torch_still_imports_after():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "2.0"
+
+
+def test_tags_read_an_already_split_sentence_word_by_word():
+    words = ["the", "strings", "held", "up", "and", "the", "sound", "is", "warm"]
+    tagged = tags(words)
+    assert len(tagged) == len(words)
+    assert tagged[1] == "NOUN" and tagged[2] == "VERB" and tagged[6] == "NOUN" and tagged[8] == "ADJ"
+    assert tags([]) == ()

@@ -231,3 +231,9 @@ def test_a_kind_the_metadata_lists_is_its_items_aspect():
     assert set(vocabulary.mentions["pants"]) == {f"p{i:02d}" for i in range(4)}
     unlisted = Catalog(catalog.manifest, [item.model_copy(update={"attributes": {}}) for item in items], reviews)
     assert not mine_aspects(unlisted, persist=False).aspect("pants").kind  # the reviews' rule alone: no kind
+
+
+def test_an_item_is_of_the_mined_kind_whose_own_items_it_is():
+    vocabulary = mine_aspects(_amps_and_cables(), persist=False)
+    assert vocabulary.kind_of("a00") == "amp"
+    assert vocabulary.kind_of("c06") is None  # its reviews name an amp, but it is no amp

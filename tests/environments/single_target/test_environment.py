@@ -167,3 +167,23 @@ def test_keeps_the_environment_contract(setup):
     from environments.check import check_environment
 
     check_environment(setup, rounds=3)
+
+
+def test_a_targets_kind_is_the_mined_kind_it_is_before_the_noun_its_reviews_name():
+    # six amps whose reviews say "this amp"; eighteen cables whose reviews name the amp they plug into
+    from environments.catalog import Catalog
+    from environments.models import CatalogManifest, Item, Review
+
+    items, reviews = [], []
+    for i in range(24):
+        amp = i < 6
+        items.append(Item(id=f"{'a' if amp else 'c'}{i:02d}", title=f"Product {i}"))
+        style = ("vintage", "modern")[i % 2]
+        texts = ([f"Love this {style} amp.", f"Such a {style} amp.", "The amp is loud.", "Fast shipping."] if amp else
+                 ["Love this cable.", "Such a long cable.", f"Plugs into the {style} amp.", "Fast shipping."])
+        reviews += [Review(id=f"r{i}-{j}", item_id=items[-1].id, user_id=f"u{j}", rating=5.0, text=t)
+                    for j, t in enumerate(texts)]
+    setup = SingleTargetSetup(Catalog(CatalogManifest(name="gear", item_noun="products"), items, reviews),
+                              target_pool_size=24)
+    assert setup._kind(setup.items_by_id["a00"]) == "amp"
+    assert setup._kind(setup.items_by_id["c06"]) != "amp"
