@@ -55,6 +55,7 @@ from environments.acts.policy import SeekerPolicy, load_policy
 from environments.acts.wordings import WordingBank, plural_kind
 from environments.base import ItemCard, SeekerObservation, SeekerReply
 from environments.models import Role, Turn
+from environments.search.vocabulary import is_plural
 from environments.single_target import TargetBiasedProfile
 from environments.single_target.grounded import KIND_ASPECT, attribute_list
 from environments.target_facts import TargetFact, plain_knowledge
@@ -153,7 +154,7 @@ def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentenc
         same = next((f for f in facts if f.key.startswith("attr:") and f.claim is not None
                      and singular(str(f.claim[1]).lower()) == singular(profile.kind.lower())), None)
         facts = [f for f in facts if f is not same]
-        kind = with_article(profile.kind)
+        kind = with_article(profile.kind, profile.kind_countable)
         facts.insert(0, Fact("kind", f"kind of product: {profile.kind}", pick(KIND_FORMS, profile.target_id).format(
             k=kind), "kind", same.claim if same is not None else None, salience=1.0, phrase=kind))
     return facts
@@ -167,10 +168,11 @@ def taste_fact(word: str, seed_key: str, item_noun: str) -> Fact:
                 ("taste", word, 1), salience=1.0, phrase=word)
 
 
-def with_article(noun: str) -> str:
-    """"a tuner", "an amp", "some strings" (a plural takes no "a")."""
-    last = noun.split()[-1]
-    if last.endswith("s") and not last.endswith(("ss", "us", "is")):
+def with_article(noun: str, countable: bool = True) -> str:
+    """"a tuner", "an amp", "some strings" (a plural takes no "a"), "some outerwear" (nor a
+    noun reviewers never count: "an outerwear", "a layering" were what the kinds of a
+    clothing catalog's listing made)."""
+    if is_plural(noun) or not countable:
         return f"some {noun}"
     return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
 

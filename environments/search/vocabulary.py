@@ -34,6 +34,7 @@ MIN_SHARED_SHARE = 0.05   # ("tubescreamer", "joyo": in a few dozen pedals' revi
 MIN_KIND_SHARE = 0.01     # a kind is a noun between these shares of items ("tuner", "strap", "pedal"),
 MAX_KIND_SHARE = 0.25     # not a brand few items have nor the catalog's theme ("guitar")
 MIN_KIND_REVIEWS = 2      # ... and at least this many of the target's reviews name it
+MIN_PLURAL_SHARE = 0.1   # a kind reviewers make plural less than this often is a mass noun ("swims": 2 of 53)
 KIND_KEYS = ("type", "product_type", "kind", "category", "categories")
 
 
@@ -70,6 +71,16 @@ class CatalogVocabulary:
         how many items use each."""
         return {w: n for w, n in self.item_frequency.items() if n >= self.min_items and w not in self.names}
 
+    def countable(self, noun: str) -> bool:
+        """Whether reviewers count the kind ("cables", "dresses") or never make it plural
+        ("outerwear", "swim", "lounge": under `MIN_PLURAL_SHARE` as many items' reviews use
+        the plural as the singular); a plural is counted."""
+        noun = noun.lower()
+        if is_plural(noun):
+            return True
+        singular = self.item_frequency.get(noun.split()[-1], 0)
+        return self.item_frequency.get(pluralise(noun.split()[-1]), 0) >= MIN_PLURAL_SHARE * singular > 0
+
     def kind(self, item: Item, reviews: Sequence[str]) -> str | None:
         """What kind of product `item` is: its metadata's type or last category, else the noun
         most of its reviews name, among nouns a fair share of items' reviews use: the more
@@ -102,3 +113,18 @@ def item_words(item: Item, reviews: Iterable[str]) -> list[str]:
     """Content words of an item's description, attribute values and reviews (titles left out)."""
     values = " ".join(" ".join(v) if isinstance(v, list) else str(v) for v in item.attributes.values())
     return [w for w in tokens(" ".join([item.description, values, *reviews])) if is_content(w)]
+
+
+def is_plural(noun: str) -> bool:
+    """"strings", "dresses" (not "glass", "bus", "chassis"): said with "some", not "a"."""
+    last = noun.split()[-1].lower() if noun.split() else ""
+    return last.endswith("s") and not last.endswith(("ss", "us", "is"))
+
+
+def pluralise(noun: str) -> str:
+    """"patch cable" -> "patch cables", "strap" -> "straps", "box" -> "boxes", "battery" -> "batteries"."""
+    if noun.endswith(("s", "x", "ch", "sh", "z")):
+        return noun + "es"
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return noun[:-1] + "ies"
+    return noun + "s"

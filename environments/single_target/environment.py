@@ -79,7 +79,11 @@ class SingleTargetSetup(TargetRankingSetup):
             return profile
         critical = tuple(r.text for r in sorted(others, key=lambda r: (r.rating, r.id)) if r.rating <= 2.0)
         kind = self._kind(item)
-        return replace(profile, kind=kind, shared_words=self.shared_words,
+        # A listing's category label may be no count noun ("Outerwear", "Swim"); a kind the
+        # reviews name is one they count ("bridge": rarely made plural, still "a bridge").
+        countable = kind is None or listed_kind(item) is None or self.vocabulary.countable(kind)
+        return replace(profile, kind=kind, kind_countable=countable,
+                       shared_words=self.shared_words,
                        critical_reviews=critical[: self.max_positive_reviews], described=self._described(item))
 
     def _described(self, item: Item) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -37,6 +37,7 @@ class TargetBiasedProfile:
     # On a real catalog (no world truth): what kind of product the target is, the words many
     # items' reviews share (the seeker says nothing else), and its critical reviews (dislikes).
     kind: str | None = None
+    kind_countable: bool = True  # False for a kind said without a plural ("outerwear", "swim"): "some swim"
     shared_words: Mapping[str, int] | None = None  # word -> how many items' reviews use it
     critical_reviews: tuple[str, ...] = ()
     # What the reviews say of the target on the catalog's mined aspects, as (aspect, values)

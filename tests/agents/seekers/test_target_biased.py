@@ -286,3 +286,9 @@ def test_a_liked_film_already_said_is_not_named_again():
     liked = ["Mastermind  (1976)", "Heat (1995)", "Alien (1979)"]
     assert unsaid_liked(liked, [], opening) == ["Heat (1995)", "Alien (1979)"]  # the recommender's words don't count
     assert unsaid_liked(liked, ["liked:Heat (1995)"], opening) == ["Alien (1979)"]
+
+
+def test_a_kind_reviewers_never_count_is_asked_for_without_an_article():
+    profile = replace(PROFILE, kind="outerwear", kind_countable=False, shared_words={"tacos": 40})
+    kind = next(f for f in profile_facts(profile, "", 3) if f.key == "kind")
+    assert kind.phrase == "some outerwear" and "some outerwear" in kind.utterance

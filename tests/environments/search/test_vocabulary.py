@@ -48,3 +48,11 @@ def test_a_name_reviewers_capitalise_is_never_everyday_nor_a_kind():
     vocabulary = CatalogVocabulary.of(Catalog(CatalogManifest(name="gear"), items, reviews))
     assert "fender" in vocabulary.names and "strings" not in vocabulary.names
     assert "fender" not in vocabulary.shared_words() and "strings" in vocabulary.shared_words()
+
+
+def test_a_kind_reviewers_never_make_plural_is_not_counted():
+    from environments.search.vocabulary import CatalogVocabulary
+
+    vocabulary = CatalogVocabulary({"cable": 40, "cables": 20, "swim": 50, "swims": 2, "dresses": 30}, 100)
+    assert vocabulary.countable("cable") and vocabulary.countable("dresses")
+    assert not vocabulary.countable("swim") and not vocabulary.countable("outerwear")

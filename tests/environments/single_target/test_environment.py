@@ -187,3 +187,20 @@ def test_a_targets_kind_is_the_mined_kind_it_is_before_the_noun_its_reviews_name
                               target_pool_size=24)
     assert setup._kind(setup.items_by_id["a00"]) == "amp"
     assert setup._kind(setup.items_by_id["c06"]) != "amp"
+
+
+def test_a_listed_kind_reviewers_never_make_plural_is_not_counted():
+    from environments.catalog import Catalog
+    from environments.models import CatalogManifest, Item, Review
+
+    items = [Item(id=f"o{i}", title=f"Coat {i}", attributes={"category": "Outerwear" if i < 3 else "Dresses"})
+             for i in range(12)]
+    texts = ["Warm outerwear for the winter.", "The outerwear fits well.", "Lovely dresses, all of them."]
+    reviews = [Review(id=f"r{i}-{j}", item_id=item.id, user_id=f"u{j}", rating=5.0, text=t)
+               for i, item in enumerate(items) for j, t in enumerate(texts)]
+    setup = SingleTargetSetup(Catalog(CatalogManifest(name="shop", item_noun="products"), items, reviews),
+                              target_pool_size=12)
+    slots = {slot.item_id: slot for slot in setup.pool}
+    assert setup.profile_for(slots["o0"]).kind == "outerwear"
+    assert not setup.profile_for(slots["o0"]).kind_countable
+    assert setup.profile_for(slots["o5"]).kind_countable  # "dresses": a plural
