@@ -84,12 +84,11 @@ COMMON_VERBS = frozenset("""
 MODIFIER_TAGS = frozenset({"ADJ", "NOUN", "PROPN", "NUM"})
 PREDICATE_TAGS = frozenset({"ADJ", "ADV", "NOUN"})  # "sturdy metal": an adjective among them
 MAX_WISH_TRIES = 5  # mentions of one aspect read before it is left unsaid
-# Nouns reviews use for the people, places and events around a product, never a part of it
-# ("Long run is a big thing for me", "Guitar player", "Musicians gear is key"); the shop,
-# the reviewer and the photo are nouns no aspect is (`aspect_text.GENERIC_NOUNS`).
-NOT_THE_PRODUCT = frozenset("""
-    player players musician musicians room rooms places stage floor wall process run thought result
-""".split())
+# Nouns reviews use for the people and events around a product, never a part of it ("Long
+# run is a big thing for me", "Guitar player", "Musicians gear is key"); the shop, the
+# reviewer and the photo are nouns no aspect is (`aspect_text.GENERIC_NOUNS`). Places are
+# not here: a restaurant's room is its own ("the room is quiet").
+NOT_THE_PRODUCT = frozenset("player players musician musicians process run thought result".split())
 # Aspect words in a handful of reviews: once in a noun position is enough, if the word
 # mostly stands there and never takes an object.
 LOCAL_TERMS = MinerSettings(min_head_count=1, min_head_share=0.3, max_terms=60)
