@@ -143,7 +143,9 @@ def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Ma
         fact = _fact(aspect, mention, context, quoted)
         if fact is not None:
             facts.append(fact)
-    return facts[:limit]
+            if len(facts) == limit:
+                break  # the aspects after it would not be said: nor read (the tagger is the cost)
+    return facts
 
 
 def is_flaw(word: str) -> bool:
