@@ -36,6 +36,7 @@ from environments.search.aspect_text import (
 )
 from environments.search.aspects import AspectVocabulary
 from environments.search.parsing import NOUN_TAGS
+from environments.search.vocabulary import is_plural
 from environments.search.word_stats import VAGUE as SAYS_NOTHING
 from environments.search.word_stats import MinerSettings, WordStats, is_praise, valence
 
@@ -239,7 +240,7 @@ def as_wish(mention: Mention, words: Sequence[str]) -> Mention | None:
     before it the adjectives and nouns next to it ("phantom *powered* xlr input" -> "xlr
     input"), those after its copula adjectives ("the sound is *sweet* and *warm*"), as
     spaCy's tagger reads the sentence; never the reviewer's own thing ("my tube amp") nor
-    the people, places and events around a product ("guitar player", "musicians gear").
+    the people and events around a product ("guitar player", "musicians gear").
 
     Reviews put verbs and adjectives where the phrase rules look for a noun phrase: "the
     strings *held* up" made "Strings held is a big thing for me", "it appears *durable*"
@@ -309,8 +310,7 @@ def _quotes(utterance: str, quoted: Sequence[str]) -> bool:
 
 
 def _be(term: str) -> str:
-    last = term.split()[-1]
-    return "are" if last.endswith("s") and not last.endswith(("ss", "us", "is")) else "is"
+    return "are" if is_plural(term) else "is"
 
 
 def _normal(text: str) -> str:

@@ -168,6 +168,15 @@ def test_on_a_real_catalog_a_wish_is_a_noun_with_its_adjectives_as_the_tagger_re
     assert "previous" not in said and "loud amp" not in said  # the reviewer's own amp, not the item
 
 
-def test_the_tagger_is_read_only_on_a_real_catalog():
+def test_the_tagger_is_read_only_on_a_real_catalog(monkeypatch):
+    from environments.search import parsing
+
     reviews = ("The strings held up. Strings held well.",)
+    before = facts_from_reviews(reviews)
+
+    def no_tagger(words):
+        raise AssertionError("the tagger was read without a shared vocabulary")
+
+    monkeypatch.setattr(parsing, "tags", no_tagger)
     assert facts_from_reviews(reviews) == facts_from_reviews(reviews, shared=None)
+    assert facts_from_reviews(reviews) == before
