@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from environments.acts.answer_wordings import AnswerWordings, load_answer_wordings
 from environments.acts.labeller import label_recommender_turn
 from environments.acts.policy import ReactionRates, SeekerPolicy, contexts_of
 from environments.acts.wordings import Wording, WordingBank, fill, load_wordings
@@ -54,6 +55,15 @@ def load_bank(setting: str | None) -> WordingBank | None:
     if not setting:
         return None
     return load_wordings(wordings_path(GROUNDED_POLICY if setting == "auto" else setting))
+
+
+def load_answer_bank(setting: str | None) -> AnswerWordings | None:
+    """`seeker.answer_wordings`: null (crsim's frames), the name of a shipped bank ("sgd":
+    agents/policies/sgd_answer_wordings.json), or a file from `crsim data answer-wordings`."""
+    if not setting:
+        return None
+    path = Path(setting)
+    return load_answer_wordings(path if path.suffix or path.is_file() else POLICIES / f"{setting}_answer_wordings.json")
 
 
 def people_said(bank: WordingBank | None, family: str, obs: SeekerObservation, keys: Sequence[object], *,

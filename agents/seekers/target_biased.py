@@ -45,17 +45,19 @@ from agents.seekers import decisions
 from agents.steps.recommender.clarify import OPEN_QUESTION
 from agents.steps.seeker import talk
 from agents.steps.seeker.answer import (
-    GIVING_UP, NOTHING_LEFT, AnswerInput, Fact, SeekerAnswer, SeekerAnswerStep, Wording,
+    GIVING_UP, NOTHING_LEFT, TERSE_ANSWER, AnswerInput, Fact, SeekerAnswer, SeekerAnswerStep, Wording,
 )
 from agents.steps.seeker.move import MoveInput, SeekerMoveStep
 from agents.steps.seeker.review_facts import facts_from_reviews
+from agents.steps.seeker.wishes import ARTICLES, wish
 from agents.steps.seeker.summarize import SummarizeInput, SummarizeReviewsStep
 from agents.steps.text import fill_form, normalised, pick, singular, split_sentences
+from environments.acts.answer_wordings import AnswerWordings
 from environments.acts.policy import SeekerPolicy, load_policy
 from environments.acts.wordings import WordingBank, plural_kind
 from environments.base import ItemCard, SeekerObservation, SeekerReply
 from environments.models import Role, Turn
-from environments.search.vocabulary import is_plural
+from environments.search.vocabulary import indefinite_article, is_plural
 from environments.single_target import TargetBiasedProfile
 from environments.single_target.grounded import KIND_ASPECT, attribute_list
 from environments.target_facts import TargetFact, plain_knowledge
@@ -118,6 +120,7 @@ class SeekerContext:
     policy: SeekerPolicy | None = None  # fitted on people (`seeker.policy`): replaces `rates`
     grounded_policy: SeekerPolicy | None = None  # `policy: auto`: used in grounded episodes only
     wordings: WordingBank | None = None  # how people said each act (`seeker.wordings`), used with a policy
+    answer_wordings: AnswerWordings | None = None  # how people word a wanted thing (`seeker.answer_wordings`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,22 +134,24 @@ class TalkMove:
 
 
 def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentences: int,
-                  item_noun: str = "items") -> list[Fact]:
+                  item_noun: str = "items", wishes: AnswerWordings | None = None) -> list[Fact]:
     """Its target's values and signatures, then what its own review, the summary and the
-    positive reviews say (paraphrased, never quoted)."""
+    positive reviews say (paraphrased, never quoted). With `wishes`, a wanted thing that is
+    a noun phrase is said in a wording people used (`agents.steps.seeker.wishes`)."""
     knowledge = profile.knowledge if profile.knowledge.facts else plain_knowledge(profile.attributes)
-    facts = [value_fact(fact, profile.target_id) for fact in knowledge.facts]
+    facts = [value_fact(fact, profile.target_id, wishes) for fact in knowledge.facts]
     facts += [Fact(f"sig:{s}", s, frame(pick(SIGNATURE_FORMS, s, profile.target_id), s=s), None,
                    ("signature", s, 1), salience=0.6) for s in knowledge.signatures]
     # A mined value an attribute already says ("prices: cheap" beside price range "cheap") is said once.
     valued = {normalised(str(f.claim[1])) for f in facts if f.claim is not None}
     mined = [(aspect, values[0]) for aspect, values in profile.described if normalised(values[0]) not in valued]
-    facts += [described_fact(aspect, value, profile.target_id) for aspect, value in mined]
+    facts += [described_fact(aspect, value, profile.target_id, wishes) for aspect, value in mined]
     described = {aspect for aspect, _ in mined}
     own = " ".join(split_sentences(profile.own_review)[:own_review_sentences])
     facts.extend(f for f in facts_from_reviews(
         [own, summary, *profile.positive_reviews], shared=profile.shared_words,
-        critical=profile.critical_reviews if profile.shared_words is not None else ()) if f.aspect not in described)
+        critical=profile.critical_reviews if profile.shared_words is not None else (), wishes=wishes)
+        if f.aspect not in described)
     facts += [taste_fact(word, profile.target_id, item_noun) for word in profile.tastes]
     if profile.kind:
         # An attribute whose value is the kind ("Dresses" as a clothing catalog's class) is the kind
@@ -174,23 +179,26 @@ def with_article(noun: str, countable: bool = True) -> str:
     clothing catalog's listing made)."""
     if is_plural(noun) or not countable:
         return f"some {noun}"
-    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+    return f"{indefinite_article(noun)} {noun}"
 
 
-def described_fact(aspect: str, value: str, target_id: str) -> Fact:
+def described_fact(aspect: str, value: str, target_id: str, wishes: AnswerWordings | None = None) -> Fact:
     """A value the target's reviews give a mined aspect ("hard" case), said as a wish ("A
     hard case would be great."): the answer to a recommender asking about that aspect."""
     key = f"mined:{aspect}={value}"
     phrase = with_article(f"{value} {aspect}")
-    return Fact(key, f"{aspect}: {value}", frame(pick(WANT_FORMS, key, target_id), p=phrase), aspect,
-                (aspect, value, 1), salience=0.5, phrase=phrase)
+    said = wish(wishes, phrase, key, target_id) or frame(pick(WANT_FORMS, key, target_id), p=phrase)
+    return Fact(key, f"{aspect}: {value}", said, aspect, (aspect, value, 1), salience=0.5, phrase=phrase)
 
 
-def value_fact(fact: TargetFact, target_id: str) -> Fact:
-    """A target value with a plain wording and its vague and negative alternatives."""
+def value_fact(fact: TargetFact, target_id: str, wishes: AnswerWordings | None = None) -> Fact:
+    """A target value with a plain wording and its vague and negative alternatives; a value
+    said as a noun phrase ("a date spot") in people's wording when `wishes` is given."""
     key = f"attr:{fact.aspect}={fact.value}"
     phrase = pick(fact.says, target_id, key)
-    plain = frame(pick(WANT_FORMS, key, target_id), p=phrase)
+    noun_phrase = phrase.lower().startswith(ARTICLES)
+    plain = (wish(wishes, phrase, key, target_id) if noun_phrase else None) or frame(pick(WANT_FORMS, key, target_id),
+                                                                                      p=phrase)
     claim = (fact.aspect, fact.value, 1)
     vague = [Wording(frame(pick(VAGUE_FORMS, phrase, target_id), p=phrase), claim) for phrase in fact.vague]
     avoid = [Wording(frame(pick(AVOID_FORMS, other, target_id), p=pick(says, target_id)), (fact.aspect, other, -1))
@@ -215,8 +223,9 @@ async def prepare(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[s
     profile: TargetBiasedProfile = state["observation"].profile
     summary = await runtime.context.summarize.run(
         SummarizeInput(profile.positive_reviews, state["observation"].item_noun))
+    wishes = runtime.context.answer_wordings if profile.person is None else None  # a grounded person: its own words
     return {"facts": profile_facts(profile, summary.summary, runtime.context.own_review_sentences,
-                                   state["observation"].item_noun),
+                                   state["observation"].item_noun, wishes),
             "stated": list(state.get("stated", []))}
 
 
@@ -251,6 +260,7 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
         liked=[t for t in profile.liked if talk.speakable(t)], shown=[card.title for card in obs.shown],
         may_not_know=policy is None or bool(last.metadata.get("opening")),
         examples=people_examples(context.wordings, obs) if not offline else (),
+        terse_rate=TERSE_ANSWER if policy is None else 0.0,
     ))
     if offline:  # a language model is given the kind among its facts and says it its own way
         result = with_kind(result, state["facts"], stated, open_question, obs.episode_seed)
@@ -322,13 +332,15 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
     rnd = random.Random(f"{obs.episode_seed}-talk-{len(obs.dialogue)}")
     keys = (obs.episode_seed, len(obs.dialogue))
     own = [t for t in obs.dialogue if t.role == Role.seeker]
-    answers = asked is not None and bool(asked.phrase)
+    # What it was asked about, if a move can say it. Not the kind of product: asked which
+    # stand, "None of these, I'm after a stand" turned down the stands on screen for being stands.
+    answers = asked is not None and bool(asked.phrase) and asked.key != "kind"
     if own and own[-1].metadata.get("move") == "ask" and rnd.random() < ACKNOWLEDGE_ANSWER and not answers:
         return _reply(talk.acknowledge(*keys), "acknowledge", [],  # it asked; the recommender answered
                       task="briefly thank the recommender for answering your question")
     fresh = [(i, card) for i, card in enumerate(obs.shown) if card.id not in reacted]
     others = [(i, card) for i, card in fresh if card.id != profile.target_id]
-    unsaid = [f for f in facts if f.key not in stated and f.phrase]
+    unsaid = [f for f in facts if f.key not in stated and f.phrase and f.key != "kind"]  # a reason, not the kind
     liked = unsaid_liked(profile.liked, stated, obs.dialogue)
     exhausted = not any(f.key not in stated for f in facts)
     target = next(((i, card) for i, card in fresh if card.id == profile.target_id), None)
@@ -337,12 +349,20 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
         return _reply(talk.like_shown(ref, *keys), "like", [target[1]],
                       task=f"tell the recommender: {ref} looks good to me", refs=(ref,))
     draw = rnd.random()
-    passable = not (others and answers and asked.claim is not None and _has(others[0][1], asked.claim))
+    together = bool(others) and not any(_may_name(card) for _, card in others)  # see `react_to_all`
+    about = [card for _, card in others] if together else [others[0][1]] if others else []
+    passable = not (answers and asked.claim is not None and any(_has(card, asked.claim) for card in about))
     if others and passable and (draw < rates.react or exhausted and (draw < 0.6 or not liked and draw < 0.8)):
+        if together:
+            return react_to_all(about, facts, unsaid, rnd, keys, asked=asked if answers else None)
         return react(others[0], facts, unsaid, profile, rnd, keys, asked=asked if answers else None)
     if others and (draw < rates.react + rates.ask or exhausted and (draw < 0.75 or not liked)):
         position, card = others[0]
         fact = asked if answers else rnd.choice(unsaid) if unsaid and rnd.random() < 0.8 else None
+        if together:
+            task = (f"ask the recommender whether any of these has {fact.phrase}" if fact
+                    else "ask the recommender one question about these")
+            return _reply(talk.ask_all(*keys, want=fact.phrase if fact else ""), "ask", about, fact=fact, task=task)
         ref = _ref(position, card, keys)
         text = talk.ask_shown(ref, *keys, want=fact.phrase if fact else "")
         task = (f"ask the recommender if {ref} has {fact.phrase}" if fact
@@ -477,6 +497,23 @@ def react(shown: tuple[int, ItemCard], facts: Sequence[Fact], unsaid: Sequence[F
                   task=f"tell the recommender: {ref} is not for me", refs=_refs(ref, card))
 
 
+def react_to_all(cards: Sequence[ItemCard], facts: Sequence[Fact], unsaid: Sequence[Fact], rnd: random.Random,
+                 keys: tuple[object, ...], *, asked: Fact | None = None) -> TalkMove:
+    """None of the items on screen, when none can be named (a catalog whose titles are product
+    codes): a person says "none of these" rather than point at "the first one" every other
+    turn (48% of the turns of 0.2.18's seeker on Musical Instruments; people's, about 1%).
+    Each is disliked, as `react` dislikes the one it names; the reason is chosen as there."""
+    reason = asked or next((f for f in facts if f.claim is not None and f.phrase
+                            and any(_contradicts(card, f.claim) for card in cards)), None)
+    if reason is None and unsaid:
+        reason = rnd.choice(unsaid)
+    if reason is not None:
+        return _reply(talk.pass_all(*keys, want=reason.phrase), "pass", cards, fact=reason, dislike=True,
+                      task=f"tell the recommender: none of these is it for me, I want {reason.phrase}")
+    return _reply(talk.pass_all(*keys), "pass", cards, dislike=True,
+                  task="tell the recommender: none of these is for me")
+
+
 def _shown_values(card: ItemCard, aspect: str) -> list[str]:
     shown = card.attributes.get(aspect)
     return [shown] if isinstance(shown, str) else list(shown or [])
@@ -493,6 +530,12 @@ def _contradicts(card: ItemCard, claim: tuple[str, str, int]) -> bool:
     aspect, value, sign = claim
     values = _shown_values(card, aspect)
     return sign > 0 and bool(values) and value not in values
+
+
+def _may_name(card: ItemCard) -> bool:
+    """Whether a person could say the item's title: words ("Sakura Garden"), not a product
+    code, and not a listing's long name."""
+    return len(card.title.split()) <= MAX_TITLE_WORDS and talk.speakable(talk.spoken_title(card.title))
 
 
 def _ref(position: int, card: ItemCard, keys: tuple[object, ...]) -> str:
@@ -535,12 +578,15 @@ def build(llm: Any | None = None, embedding_model: str | None = None, no_prefere
           own_review_sentences: int = 3, dont_know_rate: float = 0.1, negative_share: float = 0.2,
           vague_share: float = 0.2, react_rate: float = 0.25, ask_rate: float = 0.15,
           name_rate: float = 0.05, policy: str | None = "auto",
-          wordings: str | None = "auto") -> GraphAgent[SeekerContext]:
+          wordings: str | None = "auto", answer_wordings: str | None = "sgd") -> GraphAgent[SeekerContext]:
     """Hydra factory for `seeker=target_biased`; the `*_rate`s are `TalkRates`, unused when a
     fitted `policy` (a file, or the name of one shipped in agents/policies/) is given; `auto`:
     the shipped ReDial policy in grounded episodes (a real person's), the rates elsewhere.
     `wordings`: how the acts the policy chooses are said (`auto`: the bank fitted beside the
-    shipped policy; a file from `crsim data wordings`; null: crsim's own frames)."""
+    shipped policy; a file from `crsim data wordings`; null: crsim's own frames).
+    `answer_wordings`: how a wanted thing is said outside grounded episodes (`sgd`: the shipped
+    bank, agents/policies/sgd_answer_wordings.json; a file from `crsim data answer-wordings`;
+    null: crsim's own frames)."""
     from environments.search.encoders import get_encoder
 
     encoder = get_encoder(embedding_model)
@@ -554,6 +600,7 @@ def build(llm: Any | None = None, embedding_model: str | None = None, no_prefere
         policy=load_policy(decisions.policy_path(policy)) if policy and policy != "auto" else None,
         grounded_policy=load_policy(decisions.policy_path(decisions.GROUNDED_POLICY)) if policy == "auto" else None,
         wordings=decisions.load_bank(wordings) if policy else None,
+        answer_wordings=decisions.load_answer_bank(answer_wordings),
     )
     return GraphAgent(Role.seeker, build_graph(), context, memory_keys=("facts", "stated", "reacted"),
                       resume=stated_in)

@@ -62,6 +62,7 @@ from pydantic import BaseModel, Field
 from environments.acts.policy import read_versioned
 from environments.errors import CrsimError
 from environments.models import Episode, Role
+from environments.search.vocabulary import indefinite_article
 
 WORDINGS_VERSION = 1
 FAMILIES = ("react", "ask_shown", "name_liked", "preference", "ask_more", "close", "chitchat")
@@ -318,7 +319,7 @@ def fill(text: str, *, title: str | None = None, kind: str | None = None, noun: 
     for name, value in values.items():
         for slot, said in (("{" + name + "}", value), ("{" + name.capitalize() + "}", value[:1].upper() + value[1:])):
             if slot in text and said:  # "a {kind}" -> "an action movie", "an {kind}" -> "a comedy"
-                article = "an" if said[:1].lower() in "aeiou" else "a"
+                article = indefinite_article(said)
                 text = re.sub(rf"\b([Aa])n? (?={re.escape(slot)})",
                               lambda m: (m.group(1) + article[1:]) + " ", text)
             text = text.replace(slot, said)

@@ -24,6 +24,7 @@ FORMATS: dict[str, str] = {
     "inspired": "environments.datasets.inspired",
     "durecdial": "environments.datasets.durecdial",
     "crsarena": "environments.datasets.crsarena",
+    "mgshopdial": "environments.datasets.mgshopdial",
     "movielens": "environments.datasets.movielens",
     "imdb-reviews": "environments.datasets.imdb_reviews",
     "cpcd": "environments.datasets.cpcd",

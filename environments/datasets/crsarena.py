@@ -43,7 +43,7 @@ from pydantic import Field
 
 from environments.catalog.store import DIALOGUES, ITEMS
 from environments.datasets.base import BadRow, DatasetFormat, ImportOptions, ImportReport, PathArg, RowErrors
-from environments.datasets.fields import req_str
+from environments.datasets.fields import req_str, speaker_and_text
 from environments.datasets.readers import iter_json_array
 from environments.datasets.writer import CatalogWriter, commit_import
 from environments.datasets.crsarena_titles import YEAR, titles_in
@@ -106,14 +106,7 @@ def labelled_conversation(row: dict[str, Any]) -> tuple[str, tuple[tuple[str, st
     turns = []
     for position, turn in enumerate(dialogue):
         where = f"dialogue[{position}]"
-        if type(turn) is not dict:
-            raise BadRow(where, f"expected an object, got {type(turn).__name__}")
-        role = EVAL_ROLES.get(turn.get("role"))  # type: ignore[arg-type]
-        if role is None:
-            raise BadRow(f"{where}.role", f"expected USER or ASST, got {turn.get('role')!r}")
-        text = turn.get("utterance")
-        if type(text) is not str:
-            raise BadRow(f"{where}.utterance", "missing" if text is None else f"expected a string, got {text!r}")
+        role, text = speaker_and_text(turn, where, EVAL_ROLES, "role")
         if "turn_ind" in turn and turn["turn_ind"] != position:
             raise BadRow(f"{where}.turn_ind", f"expected {position} (the turn's position), got {turn['turn_ind']!r}")
         turns.append((role.value, text, _label_dict(turn.get("turn_level_aggregated"),
@@ -151,14 +144,7 @@ def conversation_turns(row: dict[str, Any]) -> list[Turn]:
     turns = []
     for position, utterance in enumerate(conversation):
         where = f"conversation[{position}]"
-        if type(utterance) is not dict:
-            raise BadRow(where, f"expected an object, got {type(utterance).__name__}")
-        role = PARTICIPANTS.get(utterance.get("participant"))  # type: ignore[arg-type]
-        if role is None:
-            raise BadRow(f"{where}.participant", f"expected USER or AGENT, got {utterance.get('participant')!r}")
-        text = utterance.get("utterance")
-        if type(text) is not str:
-            raise BadRow(f"{where}.utterance", "missing" if text is None else f"expected a string, got {text!r}")
+        role, text = speaker_and_text(utterance, where, PARTICIPANTS, "participant")
         metadata = {}
         if isinstance(utterance.get("utterance ID"), str):
             metadata["utterance_id"] = utterance["utterance ID"]

@@ -9,10 +9,13 @@ accept, which the adapters' tests verify by loading every imported catalog with
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 from environments.datasets.base import BadRow
+
+R = TypeVar("R")
 
 _NUMBER = (int, float)
 
@@ -147,3 +150,18 @@ def parse_int(text: str, key: str) -> int:
         return int(text)
     except (TypeError, ValueError):
         raise BadRow(key, f"expected an integer, got {text!r}") from None
+
+
+def speaker_and_text(element: Any, where: str, speakers: Mapping[str, R], speaker_key: str,
+                     text_key: str = "utterance") -> tuple[R, str]:
+    """(who, text) of one message of a conversation: an object whose `speaker_key` names one
+    of `speakers` and whose `text_key` is a string; `where` says which message in an error."""
+    if type(element) is not dict:
+        raise BadRow(where, f"expected an object, got {type(element).__name__}")
+    speaker = speakers.get(element.get(speaker_key))  # type: ignore[arg-type]
+    if speaker is None:
+        raise BadRow(f"{where}.{speaker_key}", f"expected {' or '.join(speakers)}, got {element.get(speaker_key)!r}")
+    text = element.get(text_key)
+    if type(text) is not str:
+        raise BadRow(f"{where}.{text_key}", "missing" if text is None else f"expected a string, got {text!r}")
+    return speaker, text

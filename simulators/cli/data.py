@@ -25,7 +25,8 @@ FILES = ("items.jsonl", "reviews.jsonl", "users.jsonl", "dialogues.jsonl", "inte
 
 #: subcommand -> the function (`module:function`) that parses its arguments and runs it
 SUBCOMMANDS = {"import": "simulators.cli.data:import_dataset", "info": "simulators.cli.data:info",
-               "policy": "simulators.cli.data_policy", "wordings": "simulators.cli.data_wordings"}
+               "policy": "simulators.cli.data_policy", "wordings": "simulators.cli.data_wordings",
+               "answer-wordings": "simulators.cli.data_answer_wordings"}
 
 
 @command(interrupted="nothing was written")
@@ -49,11 +50,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="crsim data", description=(
         "Convert public datasets into crsim catalog directories, and summarise catalogs. "
         "See docs/datasets.md for each format and where to obtain it."))
-    commands = parser.add_subparsers(title="commands", metavar="{import,info,policy,wordings}")
+    commands = parser.add_subparsers(title="commands", metavar="{import,info,policy,wordings,answer-wordings}")
     commands.add_parser("import", help="convert a dataset into a catalog directory", add_help=False)
     commands.add_parser("info", help="summarise a catalog directory", add_help=False)
     commands.add_parser("policy", help="fit a seeker policy on a corpus's training dialogues", add_help=False)
     commands.add_parser("wordings", help="take people's wordings of seeker acts from a corpus's training dialogues",
+                        add_help=False)
+    commands.add_parser("answer-wordings", help="take how people word a wanted thing from SGD's training dialogues",
                         add_help=False)
     return parser
 

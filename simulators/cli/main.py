@@ -35,8 +35,8 @@ plug-ins:       hydra.searchpath=[file:///path/to/your/conf] recommender=your_re
   report DIR                tables with 95% CIs, paired comparisons, plots and a static HTML
                             episode browser for a run or a whole sweep (crsim report --help)
   data import FORMAT ...    convert a public dataset (yelp, amazon2018, amazon2023, redial,
-                            inspired, durecdial, crsarena, movielens, imdb-reviews, cpcd,
-                            products) into a catalog directory
+                            inspired, durecdial, crsarena, mgshopdial, movielens,
+                            imdb-reviews, cpcd, products) into a catalog directory
   data info DIR             summarise a catalog directory (crsim data --help)
   generate shopping ...     write TRACER shopping dialogues (WoS-style JSONL, Table-5 stats, a
                             run directory replay/report read); crsim generate --help

@@ -71,7 +71,7 @@ def compare_runs(argv: list[str]) -> int:
     from simulators.results.table import table_console
     from simulators.validity.compare import PEOPLE, SeekerSet, plot_validity, render_table, validity_frame
     from simulators.validity.hygiene import bank_leak
-    from simulators.validity.turns import corpus_episodes
+    from simulators.validity.turns import corpus_catalog, corpus_episodes
 
     quiet_environment()
     console = table_console()
@@ -87,7 +87,7 @@ def compare_runs(argv: list[str]) -> int:
         else:  # another corpus's people (CRS Arena's beside ReDial-grounded runs): all of them
             console.print(f"grounded runs replay none of these conversations: the people are all {len(real)}",
                           highlight=False, markup=False)
-    people = SeekerSet.of(PEOPLE, real, load_catalog_dir(args.against))
+    people = SeekerSet.of(PEOPLE, real, corpus_catalog(args.against))
     shared = load_catalog_dir(args.catalog) if args.catalog else None
     runs = []
     leaks: list[str | None] = []
@@ -100,7 +100,7 @@ def compare_runs(argv: list[str]) -> int:
     for spec in args.reference:
         directory, split = reference_spec(spec)
         runs.append(SeekerSet.of(f"{PEOPLE}: {directory.name}{':' + split if split else ''}",
-                                 corpus_episodes(directory, split), load_catalog_dir(directory)))
+                                 corpus_episodes(directory, split), corpus_catalog(directory)))
     empty = [r.label for r in [people, *runs] if not r.dialogues]
     if empty:
         raise CrsimError(f"no seeker turn with text in: {', '.join(empty)}")

@@ -47,6 +47,8 @@ SPECS = [
     FigureSpec("item_name_share", "turns", "share of seeker turns that name a catalog item"),
     FigureSpec("preference_share", "turns", "share of seeker turns that state a like or dislike"),
     FigureSpec("reaction_share", "turns", "share of seeker turns that like/dislike a shown item or accept one"),
+    FigureSpec("position_reference_share", "turns", "share of seeker turns that point at a shown item by its "
+               "place on screen ('the first one', 'number 2')"),
     FigureSpec("cooperativeness", "turns", "share of answers to a recommender question that state a preference"),
     FigureSpec("distinct_1", "draws", "distinct words / words, on equal-size samples of turns"),
     FigureSpec("distinct_2", "draws", "distinct word pairs / word pairs, on equal-size samples of turns"),
@@ -129,6 +131,7 @@ def compute_figures(dialogues: Sequence[SeekerDialogue], *, finder: TitleFinder 
     put("question_share", *per_dialogue(dialogues, lambda t: language.asks(t.text)))
     put("preference_share", *per_dialogue(dialogues, lambda t: language.states_preference(t.text)))
     put("reaction_share", *per_dialogue(dialogues, lambda t: t.reacted))
+    put("position_reference_share", *per_dialogue(dialogues, lambda t: language.points_by_position(t.text)))
     put("cooperativeness", *per_dialogue(dialogues, lambda t: t.after_question and language.states_preference(t.text),
                                          lambda t: t.after_question))
     if finder is not None:

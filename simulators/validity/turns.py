@@ -13,10 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from environments.catalog.store import DIALOGUES
 from environments.errors import CrsimError
 from environments.models import Episode, Role, TerminationReason
+
+if TYPE_CHECKING:
+    from environments.catalog import Catalog
 
 SEEKER, RECOMMENDER = Role.seeker.value, Role.recommender.value
 
@@ -64,6 +68,18 @@ def seeker_dialogues(episodes: Iterable[Episode]) -> list[SeekerDialogue]:
             dialogues.append(SeekerDialogue(episode.id, tuple(turns), tuple(episode.targets),
                                             tuple(r.rank for r in first), person))
     return dialogues
+
+
+def corpus_catalog(directory: Path | str) -> Catalog | None:
+    """The items of an imported corpus, for the item-name figures; None for a corpus that
+    names none in a structured way (MG-ShopDial): those figures then read no titles."""
+    from environments.catalog import load_catalog_dir
+    from environments.catalog.store import ITEMS
+
+    items = Path(directory).expanduser() / ITEMS
+    if items.is_file() and not items.read_bytes().strip():
+        return None
+    return load_catalog_dir(directory)
 
 
 def corpus_episodes(directory: Path | str, split: str | None = None) -> list[Episode]:

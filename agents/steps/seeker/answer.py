@@ -39,7 +39,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from agents.steps.base import LanguageStep, note_step_inputs
-from agents.steps.text import normalised, pick, question_part, render_dialogue
+from agents.steps.text import capitalised, normalised, pick, question_part, render_dialogue
 from environments.models import Role, Turn
 
 NOT_THAT_BUT = (
@@ -67,6 +67,12 @@ GIVING_UP = (  # after NOTHING_LEFT twice the target-biased seeker ends the conv
     "I don't think I can add anything more, I'll have a look on my own. Thanks anyway.",
     "We're going in circles; I'll leave it here, thanks.",
 )
+# People answer a question about what they want with that alone ("comedies", "Tarmac",
+# "Around 1000nok") about one time in five: of 195 seeker replies in ReDial's `train_data` to a
+# recommender question about a kind or attribute ("what kind of movies...", "any preference
+# on ...", "which genre ..."), 36 were three words or fewer (0.185). crsim's seeker did so in
+# 2% of such replies on Musical Instruments and on Clothing (0.2.18), MG-ShopDial's shoppers in 26%.
+TERSE_ANSWER = 0.185
 # How many aspects one reply states: 1, 2 or 3 (answering what was asked, and one or two more).
 EXTRA_ASPECTS = ((0, 1, 2), (0.5, 0.35, 0.15))
 # Asked about nothing it has a view on (or about something it said), at most this many wishes
@@ -199,6 +205,9 @@ class AnswerInput:
     # `dont_know_rate` draw then only adds crsim's own "Hmm, I'm not sure" on top of it
     may_not_know: bool = True
     examples: Sequence[str] = ()  # messages people wrote for this act (their tone, for a language model)
+    # How often a question about something it wants is answered with that alone ("A hard
+    # case."); 0 where a policy fitted on people chooses what a turn says (see `TERSE_ANSWER`)
+    terse_rate: float = 0.0
 
 
 class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
@@ -280,6 +289,9 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
         again = asked is not None and asked.key in inputs.stated  # said before: said again ("like I said")
         if not open_facts and not again:
             return self._nothing_new(inputs)
+        if asked is not None and not again and asked.phrase and self._terse(inputs):
+            return SeekerAnswer(answer=capitalised(asked.phrase) + ".", has_preference=True, fact_key=asked.key,
+                                fact_keys=[asked.key], claims=[list(asked.claim)] if asked.claim else [])
         chosen = [asked] if asked else []
         n_extra = rnd.choices(*EXTRA_ASPECTS)[0] if open_facts else 0
         if not asked:  # nothing asked in particular: say something anyway, one thing when opening
@@ -296,6 +308,12 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
         return SeekerAnswer(answer=text, has_preference=bool(chosen), fact_key=chosen[0].key if chosen else None,
                             fact_keys=[f.key for f in chosen],
                             claims=[list(w.claim) for w in wordings if w.claim is not None])
+
+    @staticmethod
+    def _terse(inputs: AnswerInput) -> bool:
+        """Whether this answer is the wanted thing alone (its own draw: the turn's other draws
+        are those of a reply that is not)."""
+        return random.Random(f"{inputs.seed}-{len(inputs.dialogue)}-terse").random() < inputs.terse_rate
 
     def asked_fact(self, question: str, facts: Sequence[Fact]) -> Fact | None:
         """The fact the question is about, by meaning: target values first, then the rest.

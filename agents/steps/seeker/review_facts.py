@@ -6,10 +6,12 @@ lexical recommender the answer (the sentence sits in the catalog) and sounds lik
 A person who read those reviews would say what they want: "I'd love something with a
 light, fresh smell." So each fact here is one aspect the reviews describe (found the
 way the aspect miner finds them, `environments.search.aspect_text`), the words the
-reviews use to describe it, and a user's sentence built around them from our own
-templates. Only plain statements count: a mention near a negation, complaint, hedge,
-comparison or contrast is skipped, since it may not say what it seems to ("I wish the
-scent lasted"). Aspects most reviews agree on come first.
+reviews use to describe it, and a user's sentence built around them: from our own
+templates, or, given a bank of people's answer wordings (`agents.steps.seeker.wishes`), a
+described thing in one of those ("I would like sturdy plugs."). Only plain statements
+count: a mention near a negation, complaint, hedge, comparison or contrast is skipped,
+since it may not say what it seems to ("I wish the scent lasted"). Aspects most reviews
+agree on come first.
 
 On a real catalog the environment also gives the words many items' reviews share
 (`shared`): terms and descriptors outside it are the target's own ("lifeproof case") and
@@ -29,7 +31,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from agents.steps.seeker.answer import Fact
+from agents.steps.seeker.wishes import noun_phrase_of, wish
 from agents.steps.text import fill_form, pick
+from environments.acts.answer_wordings import AnswerWordings
 from environments.search import parsing
 from environments.search.aspect_text import (
     NEGATIONS, SENSE_VERBS, Mention, find_mentions, is_content, sentences, term_index, tokens,
@@ -105,7 +109,7 @@ class _Aspect:
 
 def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Mapping[str, str] | None = None,
                        limit: int = 12, shared: Mapping[str, int] | None = None,
-                       critical: Sequence[str] = ()) -> list[Fact]:
+                       critical: Sequence[str] = (), wishes: AnswerWordings | None = None) -> list[Fact]:
     """Up to `limit` facts, one aspect each, the aspects most reviews describe first.
 
     `aspects` maps surface terms to aspect names (a mined vocabulary, or a plain
@@ -113,6 +117,8 @@ def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Ma
     -> how many items' reviews use it), only those words are said, and the aspects many
     items have come first: what this item's reviews dwell on is what tells it apart, not
     what a shopper starts with. `critical` reviews add the flaws they describe (as dislikes).
+    With `wishes`, a described thing ("sturdy plugs") is said in a wording people used
+    (`agents.steps.seeker.wishes`) rather than in `MODIFIER_FORMS`.
     """
     texts = [*reviews, *critical]
     review_sentences = [[tokens(s) for s in sentences(text)] for text in texts if text]
@@ -141,7 +147,7 @@ def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Ma
             continue  # a bare noun says little unless reviewers keep naming a known aspect
         if shared is not None:
             context = [w for w in context if w in shared]
-        fact = _fact(aspect, mention, context, quoted)
+        fact = _fact(aspect, mention, context, quoted, wishes)
         if fact is not None:
             facts.append(fact)
             if len(facts) == limit:
@@ -274,9 +280,11 @@ def as_wish(mention: Mention, words: Sequence[str]) -> Mention | None:
     return trimmed if trimmed.values else None
 
 
-def _fact(aspect: str, mention: Mention, context: Sequence[str], quoted: Sequence[str]) -> Fact | None:
+def _fact(aspect: str, mention: Mention, context: Sequence[str], quoted: Sequence[str],
+          wishes: AnswerWordings | None = None) -> Fact | None:
     """The fact for one mention, worded by the first form (in a stable per-fact order) that
-    quotes no review sentence; None if every form would."""
+    quotes no review sentence; None if every form would. A described thing is said in
+    people's wording from `wishes` where there is one that quotes no review either."""
     term, modifiers, predicates = mention.term, " ".join(mention.modifiers), mention.predicates
     if _flawed(mention):
         desc = " ".join((*mention.modifiers, *predicates))
@@ -289,7 +297,9 @@ def _fact(aspect: str, mention: Mention, context: Sequence[str], quoted: Sequenc
         forms, desc, named = PLAIN_FORMS, "", term
     first = forms.index(pick(forms, aspect, desc))
     fills = {"term": named, "desc": desc, "be": _be(term), "s": "s" if _be(term) == "is" else ""}
-    utterance = next((u for u in (fill_form(f, **fills) for f in forms[first:] + forms[:first])
+    worded = wish(wishes, noun_phrase_of(f"{desc} {named}"), aspect, desc) if forms is MODIFIER_FORMS else None
+    utterance = next((u for u in ([worded] if worded else []) + [fill_form(f, **fills)
+                                                                 for f in forms[first:] + forms[:first]]
                       if not _quotes(u, quoted)), None)
     if utterance is None:
         return None
@@ -299,7 +309,9 @@ def _fact(aspect: str, mention: Mention, context: Sequence[str], quoted: Sequenc
     # finds "the mids are clean" said in a sentence about how vocals sound.
     described = " ".join((modifiers, term, *predicates)).strip()
     match_text = f"{aspect}: {'nothing with ' + described if forms is DISLIKE_FORMS else described} ({said})"
-    phrase = "" if forms is DISLIKE_FORMS else f"{desc} {named}".strip() if len(desc.split()) <= 2 else named
+    # The wanted thing for a move's frame ("I'm after {want}"): with its article once described.
+    phrase = "" if forms is DISLIKE_FORMS else named if forms is PLAIN_FORMS or len(desc.split()) > 2 \
+        else noun_phrase_of(f"{desc} {named}")
     return Fact(f"review:{aspect}={'+'.join(mention.values) or term}", match_text, utterance, aspect, phrase=phrase)
 
 

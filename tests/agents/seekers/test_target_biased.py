@@ -154,7 +154,7 @@ async def test_with_everything_said_it_repeats_what_is_asked_then_leaves_rather_
 
 from dataclasses import replace  # noqa: E402
 
-from agents.seekers.target_biased import TalkRates, talk_move  # noqa: E402
+from agents.seekers.target_biased import WANT_FORMS, TalkRates, talk_move  # noqa: E402
 from environments.base import ItemCard  # noqa: E402
 
 SHOWN = (ItemCard("i9", "Golden Wok", "", {"cuisine": "chinese"}), ItemCard("i1", "Casa Verde", "", {}),
@@ -292,3 +292,55 @@ def test_a_kind_reviewers_never_count_is_asked_for_without_an_article():
     profile = replace(PROFILE, kind="outerwear", kind_countable=False, shared_words={"tacos": 40})
     kind = next(f for f in profile_facts(profile, "", 3) if f.key == "kind")
     assert kind.phrase == "some outerwear" and "some outerwear" in kind.utterance
+
+
+# --- pointing at what is shown as people do; wishes in people's words ---------------------------
+
+CODES = (ItemCard("i7", "B000068NZG", "", {}), ItemCard("i1", "B00TARGET1", "", {}), ItemCard("i8", "B000068O1N", "",
+                                                                                                {}))
+
+
+def test_items_without_a_name_are_turned_down_together_never_by_place():
+    from simulators.validity.language import points_by_position
+
+    profile = replace(PROFILE, title="B00TARGET1")
+    moves = [m for m in _moves(profile, TalkRates(react=0.5, ask=0.3), shown=CODES) if m is not None]
+    passes = [m for m in moves if m.metadata["move"] == "pass"]
+    asks = [m for m in moves if m.metadata["move"] == "ask"]
+    assert passes and asks
+    for move in passes:
+        assert move.feedback == {"i7": "dislike", "i8": "dislike"}  # every other item on screen; never the target
+        assert not points_by_position(move.text)
+    assert all(m.metadata["about"] == ["i7", "i8"] and not points_by_position(m.text) for m in asks)
+    likes = [m for m in moves if m.metadata["move"] == "like"]
+    assert likes and all("second one" in m.text for m in likes)  # its target, singled out by place
+
+
+def test_an_item_with_a_name_is_pointed_at_alone():
+    shown = (ItemCard("i9", "Golden Wok", "", {"cuisine": "chinese"}), ItemCard("i1", "Casa Verde", "", {}),
+             ItemCard("i8", "B000068O1N", "", {}))
+    moves = [m for m in _moves(PROFILE, TalkRates(react=0.5, ask=0.4), shown=shown) if m is not None]
+    others = [m for m in moves if m.metadata["move"] in ("pass", "ask")]
+    assert others and all(m.metadata["about"] == ["i9"] for m in others)
+    assert all("Golden Wok" in m.text or "first one" in m.text for m in others)
+
+
+def test_the_kind_of_product_is_never_the_reason_to_turn_down_what_is_shown():
+    profile = replace(PROFILE, title="B00TARGET1", kind="stand", shared_words={"tacos": 40})
+    facts = profile_facts(profile, "", 3)
+    kind = next(f for f in facts if f.key == "kind")
+    for seed in range(100):
+        move = talk_move(_shown_obs(profile, seed, CODES), facts, [], [], TalkRates(react=0.9, ask=0.0), asked=kind)
+        assert move is None or kind.key not in move.reply.metadata["facts"]
+
+
+def test_outside_grounded_episodes_a_described_thing_is_said_in_people_s_wording():
+    from agents.seekers.decisions import load_answer_bank
+
+    bank = load_answer_bank("sgd")
+    profile = replace(PROFILE, described=(("fabric", ("soft",)),))
+    own = next(f for f in profile_facts(profile, "", 3) if f.key == "mined:fabric=soft")
+    people = next(f for f in profile_facts(profile, "", 3, wishes=bank) if f.key == "mined:fabric=soft")
+    assert own.utterance in {form.format(p="a soft fabric", P="A soft fabric") for form in WANT_FORMS}
+    assert people.utterance.lower().replace("a soft fabric", "{value}") in {w.text.lower() for w in bank.wordings}
+    assert people.phrase == own.phrase == "a soft fabric"

@@ -134,3 +134,21 @@ def test_an_item_answer_before_the_question_does_not_pull_the_match_to_its_words
     question = "Place 02 has a quiet room, a quiet room with a warm tone. Any cuisine in mind, like mexican?"
     assert step.asked_fact(question, FACTS).key == "cuisine"
     assert encoder.texts == 1 + len(FACTS)  # the question part once, then the facts
+
+
+def test_without_a_policy_it_sometimes_answers_with_the_wanted_thing_alone():
+    from dataclasses import replace
+
+    from agents.steps.seeker.answer import TERSE_ANSWER
+
+    price = Fact("price", "price range: cheap", "Something cheap would be great.", "price", ("price_range", "cheap", 1),
+                 phrase="something cheap")
+    facts = [price, *FACTS[:1]]
+    step = SeekerAnswerStep(encoder=HashEncoder(), threshold=0.0, dont_know_rate=0.0)
+    asked = [AnswerInput(question="What price range?", facts=facts, stated=frozenset(), dialogue=[], item_noun="r",
+                         target_title="Place 02", seed=seed, terse_rate=TERSE_ANSWER) for seed in range(300)]
+    replies = [step.offline(a) for a in asked]
+    terse = [r for r in replies if r.answer == "Something cheap."]
+    assert 0.1 < len(terse) / len(replies) < 0.3
+    assert all(r.fact_keys == ["price"] and r.claims == [["price_range", "cheap", 1]] for r in terse)
+    assert not any(step.offline(replace(a, terse_rate=0.0)).answer == "Something cheap." for a in asked)

@@ -43,3 +43,13 @@ def test_each_seeker_keeps_its_own_typing_habit():
     assert dropped(casual) > 5 * dropped(tidy)
     assert talk.styled("Golden Wok looks good.", 3, 1)[0] == "G"  # a title is never lower-cased
     assert talk.styled(line, 7, 2) == talk.styled(line, 7, 2)
+
+
+def test_the_items_on_screen_together_are_never_pointed_at_by_place():
+    from simulators.validity.language import points_by_position
+
+    said = [talk.pass_all(k) for k in range(100)] + [talk.pass_all(k, want="a longer cable") for k in range(100)]
+    said += [talk.ask_all(k) for k in range(100)] + [talk.ask_all(k, want="sturdy plugs") for k in range(100)]
+    assert not any(points_by_position(s) for s in said) and all(len(s.split()) <= 12 for s in said)
+    assert all("a longer cable" in talk.pass_all(k, want="a longer cable").lower() for k in range(20))
+    assert all(s.endswith("?") for s in (talk.ask_all(k, want="sturdy plugs") for k in range(20)))

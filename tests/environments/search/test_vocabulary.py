@@ -56,3 +56,12 @@ def test_a_kind_reviewers_never_make_plural_is_not_counted():
     vocabulary = CatalogVocabulary({"cable": 40, "cables": 20, "swim": 50, "swims": 2, "dresses": 30}, 100)
     assert vocabulary.countable("cable") and vocabulary.countable("dresses")
     assert not vocabulary.countable("swim") and not vocabulary.countable("outerwear")
+
+
+def test_the_article_follows_how_the_first_word_is_said():
+    from environments.search.vocabulary import indefinite_article
+
+    said = {phrase: indefinite_article(phrase) for phrase in (
+        "amp", "unique design", "uneven hem", "usb cable", "one-piece", "hour", "tuner", "Umbrella stand")}
+    assert said == {"amp": "an", "unique design": "a", "uneven hem": "an", "usb cable": "a", "one-piece": "a",
+                    "hour": "an", "tuner": "a", "Umbrella stand": "an"}

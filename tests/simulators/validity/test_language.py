@@ -50,3 +50,13 @@ def test_distinct_n_by_hand():
     assert math.isclose(language.distinct_n(["a b a", "b c"], 1), 3 / 5)
     assert math.isclose(language.distinct_n(["a b a", "b c"], 2), 1.0)
     assert math.isnan(language.distinct_n([], 1))
+
+
+def test_pointing_at_a_shown_item_by_its_place():
+    for text in ("The first one is a no from me.", "I'd skip the second one", "number 3 please", "Is #2 any good?",
+                 "That last one sounds good", "the top pick", "I'll take the 2nd.", "option 2 looks nice",
+                 "I think I'll stick with the first option"):
+        assert language.points_by_position(text), text
+    for text in ("the first time I saw it", "The Fourth Kind (2009)", "the top of my list", "the first Harry Potter",
+                 "I loved it", "in the last 10 years", "a second opinion"):
+        assert not language.points_by_position(text), text

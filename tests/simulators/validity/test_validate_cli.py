@@ -1,5 +1,6 @@
 """`crsim validate`: runs beside a corpus, written to validity.csv and a plot."""
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -134,3 +135,24 @@ def test_a_reference_names_its_split_after_the_last_colon():
 
     assert reference_spec("data/redial:tune_data") == (Path("data/redial"), "tune_data")
     assert reference_spec("data/inspired") == (Path("data/inspired"), None)
+
+
+def test_a_corpus_that_names_no_items_still_compares_and_counts_pointing_by_place(tmp_path):
+    """MG-ShopDial's import has dialogues and no items: the item figures are left out, not an error."""
+    from environments.datasets.mgshopdial import import_mgshopdial
+
+    release = tmp_path / "MGShopDial.json"
+    utterances = [{"utterance_id": 1, "participant": "Wizard", "utterance": "Any budget?", "intents": []},
+                  {"utterance_id": 2, "participant": "Client", "utterance": "100 dollars max", "intents": []}]
+    release.write_text(json.dumps([{"id": f"Books:{n}:1:2", "utterances": utterances} for n in range(3)]))
+    import_mgshopdial([release], tmp_path / "shop")
+    run = tmp_path / "run"
+    run.mkdir()
+    _write(run / "episodes.jsonl", [_dialogue(i, ["The first one is a no.", "Something cheap please"])
+                                    for i in range(3)])
+    assert main([str(run), "--against", str(tmp_path / "shop"), "--no-classifier", "--out", str(tmp_path / "out")]) == 0
+    frame = pd.read_csv(tmp_path / "out" / "validity.csv").set_index(["set", "figure"])
+    run_label = next(label for label in frame.index.get_level_values(0) if label != "people")
+    assert frame.loc[("people", "position_reference_share"), "value"] == 0.0
+    assert frame.loc[(run_label, "position_reference_share"), "value"] == 0.5
+    assert ("people", "item_name_share") not in frame.index
