@@ -37,17 +37,22 @@ POLICIES = Path(__file__).resolve().parent.parent / "policies"
 GROUNDED_POLICY = "redial"  # `policy: auto` in grounded episodes: fitted on ReDial's training dialogues
 
 
+def shipped(setting: str, suffix: str = "") -> Path:
+    """A file a setting names: a path, or the name of one shipped in agents/policies/
+    (`<name><suffix>.json`)."""
+    path = Path(setting)
+    return path if path.suffix or path.is_file() else POLICIES / f"{setting}{suffix}.json"
+
+
 def policy_path(policy: str) -> Path:
     """A policy file: a path, or the name of one shipped in agents/policies/ ("redial")."""
-    path = Path(policy)
-    return path if path.suffix or path.is_file() else POLICIES / f"{policy}.json"
+    return shipped(policy)
 
 
 def wordings_path(wordings: str) -> Path:
     """A wording bank: a path, or the name of a shipped policy whose bank is beside it
     ("redial": agents/policies/redial_wordings.json, `crsim data wordings`)."""
-    path = Path(wordings)
-    return path if path.suffix or path.is_file() else POLICIES / f"{wordings}_wordings.json"
+    return shipped(wordings, "_wordings")
 
 
 def load_bank(setting: str | None) -> WordingBank | None:
@@ -62,8 +67,7 @@ def load_answer_bank(setting: str | None) -> AnswerWordings | None:
     agents/policies/sgd_answer_wordings.json), or a file from `crsim data answer-wordings`."""
     if not setting:
         return None
-    path = Path(setting)
-    return load_answer_wordings(path if path.suffix or path.is_file() else POLICIES / f"{setting}_answer_wordings.json")
+    return load_answer_wordings(shipped(setting, "_answer_wordings"))
 
 
 def people_said(bank: WordingBank | None, family: str, obs: SeekerObservation, keys: Sequence[object], *,

@@ -481,10 +481,7 @@ def react(shown: tuple[int, ItemCard], facts: Sequence[Fact], unsaid: Sequence[F
     wanted value, or to say something else wanted; with nothing to say, not known (an item
     people have not seen) or just not it."""
     position, card = shown
-    reason = asked or next((f for f in facts if f.claim is not None and f.phrase and _contradicts(card, f.claim)),
-                           None)
-    if reason is None and unsaid:
-        reason = rnd.choice(unsaid)
+    reason = _pass_reason([card], facts, unsaid, rnd, asked)
     ref = _ref(position, card, keys)
     if reason is not None:
         return _reply(talk.pass_shown(ref, *keys, want=reason.phrase), "pass", [card], fact=reason, dislike=True,
@@ -503,15 +500,23 @@ def react_to_all(cards: Sequence[ItemCard], facts: Sequence[Fact], unsaid: Seque
     codes): a person says "none of these" rather than point at "the first one" every other
     turn (48% of the turns of 0.2.18's seeker on Musical Instruments; people's, about 1%).
     Each is disliked, as `react` dislikes the one it names; the reason is chosen as there."""
-    reason = asked or next((f for f in facts if f.claim is not None and f.phrase
-                            and any(_contradicts(card, f.claim) for card in cards)), None)
-    if reason is None and unsaid:
-        reason = rnd.choice(unsaid)
+    reason = _pass_reason(cards, facts, unsaid, rnd, asked)
     if reason is not None:
         return _reply(talk.pass_all(*keys, want=reason.phrase), "pass", cards, fact=reason, dislike=True,
                       task=f"tell the recommender: none of these is it for me, I want {reason.phrase}")
     return _reply(talk.pass_all(*keys), "pass", cards, dislike=True,
                   task="tell the recommender: none of these is for me")
+
+
+def _pass_reason(cards: Sequence[ItemCard], facts: Sequence[Fact], unsaid: Sequence[Fact], rnd: random.Random,
+                 asked: Fact | None) -> Fact | None:
+    """Why the seeker turns `cards` down: what it was just asked about, else a wanted value one
+    of them contradicts, else something it has not said yet (drawn); None: nothing to say."""
+    reason = asked or next((f for f in facts if f.claim is not None and f.phrase
+                            and any(_contradicts(card, f.claim) for card in cards)), None)
+    if reason is None and unsaid:
+        reason = rnd.choice(unsaid)
+    return reason
 
 
 def _shown_values(card: ItemCard, aspect: str) -> list[str]:

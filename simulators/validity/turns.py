@@ -77,7 +77,7 @@ def corpus_catalog(directory: Path | str) -> Catalog | None:
     from environments.catalog.store import ITEMS
 
     items = Path(directory).expanduser() / ITEMS
-    if items.is_file() and not items.read_bytes().strip():
+    if items.is_file() and items.stat().st_size == 0:  # the importer wrote no item
         return None
     return load_catalog_dir(directory)
 
