@@ -170,6 +170,12 @@ def _one_frame_each(facts: list[Fact], wordings: list[Wording]) -> tuple[list[Fa
     return [f for f, _ in kept], [w for _, w in kept]
 
 
+def _ended(text: str) -> str:
+    """A sentence with its full stop, before another: people's wordings may end without one
+    ("I want {value}"), and "I want a patch cable I would like a foot length." ran two together."""
+    return text if text.rstrip().endswith((".", "!", "?")) else f"{text.rstrip()}."
+
+
 def _mid_sentence(text: str) -> str:
     """`text` after a comma: its first letter in lower case, unless it is "I" ("I'm", "I'd")."""
     first = text.split(" ", 1)[0]
@@ -300,7 +306,7 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
             n_extra = min(n_extra + 1, MAX_WISHES - 1)
         chosen += self._volunteer(open_facts, chosen, n_extra, rnd)
         chosen, wordings = _one_frame_each(chosen, [self._wording(fact, rnd) for fact in chosen])
-        text = " ".join(w.text for w in wordings)
+        text = " ".join(_ended(w.text) if n < len(wordings) - 1 else w.text for n, w in enumerate(wordings))
         if again:
             text = f"{pick(RESTATED, inputs.question)} {_mid_sentence(text)}"
         elif not asked and not inputs.open_question:

@@ -152,3 +152,10 @@ def test_without_a_policy_it_sometimes_answers_with_the_wanted_thing_alone():
     assert 0.1 < len(terse) / len(replies) < 0.3
     assert all(r.fact_keys == ["price"] and r.claims == [["price_range", "cheap", 1]] for r in terse)
     assert not any(step.offline(replace(a, terse_rate=0.0)).answer == "Something cheap." for a in asked)
+
+
+def test_a_wording_without_a_full_stop_gets_one_before_the_next():
+    from agents.steps.seeker.answer import _ended
+
+    assert _ended("I want a patch cable") == "I want a patch cable."
+    assert _ended("Nice!") == "Nice!" and _ended("Is it quiet?") == "Is it quiet?" and _ended("Cheap.") == "Cheap."
