@@ -54,12 +54,12 @@ from agents.steps.seeker.summarize import SummarizeInput, SummarizeReviewsStep
 from agents.steps.text import fill_form, normalised, pick, singular, split_sentences
 from environments.acts.answer_wordings import AnswerWordings
 from environments.acts.policy import SeekerPolicy, load_policy
-from environments.acts.wordings import WordingBank, plural_kind
+from environments.acts.wordings import COUNT_KINDS, WordingBank, plural_kind
 from environments.base import ItemCard, SeekerObservation, SeekerReply
 from environments.models import Role, Turn
 from environments.search.vocabulary import indefinite_article, is_plural
 from environments.single_target import TargetBiasedProfile
-from environments.single_target.grounded import KIND_ASPECT, attribute_list
+from environments.single_target.grounded import KIND_ASPECT, attribute_list, plain_singular
 from environments.target_facts import TargetFact, plain_knowledge
 
 # The seeker's own sentence frames. Each fits a bare value ("korean"), a noun phrase ("a
@@ -92,6 +92,7 @@ TASTE_FORMS = (
     "I'm into {w}.", "I like {w}.", "I love {w}.", "Big on {w} lately.", "Some {w} would be nice.",
     "I usually go for {w}.", "Any good {w}?", "{W}, mostly.", "I'm in the mood for {w}.", "Really like {w}.",
 )
+ASKS_KIND = re.compile(r"\b(categor(y|ies)|kinds?|types?|sorts?)\b", re.IGNORECASE)  # "what category of ...?"
 MAX_TITLE_WORDS = 5  # a longer title (a product's listing name) is referred to by its position
 
 
@@ -150,7 +151,8 @@ def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentenc
     own = " ".join(split_sentences(profile.own_review)[:own_review_sentences])
     facts.extend(f for f in facts_from_reviews(
         [own, summary, *profile.positive_reviews], shared=profile.shared_words,
-        critical=profile.critical_reviews if profile.shared_words is not None else (), wishes=wishes)
+        critical=profile.critical_reviews if profile.shared_words is not None else (), wishes=wishes,
+        shared_pairs=profile.shared_pairs)
         if f.aspect not in described)
     facts += [taste_fact(word, profile.target_id, item_noun) for word in profile.tastes]
     if profile.kind:
@@ -167,10 +169,13 @@ def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentenc
 
 def taste_fact(word: str, seed_key: str, item_noun: str) -> Fact:
     """A grounded person's own taste word ("comedies", "scary") as a wish of its own, said
-    as a plural ("comedies", "scary movies")."""
-    said = word if word.endswith("s") else plural_kind(word, item_noun)
-    return Fact(f"taste:{word}", f"likes {word}", frame(pick(TASTE_FORMS, seed_key, word), w=said), f"taste:{word}",
-                ("taste", word, 1), salience=1.0, phrase=word)
+    as a plural ("comedies", "scary movies", "kids movies": "Really like kids" was a kind's
+    plural only in looks)."""
+    said = word if word.endswith("s") and plain_singular(word) in COUNT_KINDS else plural_kind(word, item_noun)
+    # Matched as the kind of item it likes: asked "Any favourite genre?", a person who likes
+    # funny movies says so, not "No strong feelings there. I like funny movies."
+    return Fact(f"taste:{word}", f"{KIND_ASPECT}: likes {said}", frame(pick(TASTE_FORMS, seed_key, word), w=said),
+                f"taste:{word}", ("taste", word, 1), salience=1.0, phrase=word)
 
 
 def with_article(noun: str, countable: bool = True) -> str:
@@ -263,7 +268,7 @@ async def answer(state: SeekerState, runtime: Runtime[SeekerContext]) -> dict[st
         terse_rate=TERSE_ANSWER if policy is None else 0.0,
     ))
     if offline:  # a language model is given the kind among its facts and says it its own way
-        result = with_kind(result, state["facts"], stated, open_question, obs.episode_seed)
+        result = with_kind(result, state["facts"], stated, open_question, obs.episode_seed, last.text)
     keys = result.fact_keys or ([result.fact_key] if result.fact_key else [])
     text = never_name(result.answer, profile.title)
     if offline and policy is not None:
@@ -302,14 +307,20 @@ def said_nothing(text: str) -> bool:
 
 
 def with_kind(result: SeekerAnswer, facts: Sequence[Fact], stated: Sequence[str], open_question: bool,
-              seed: int) -> SeekerAnswer:
-    """On the opening question a shopper first says what kind of product it wants."""
+              seed: int, question: str = "") -> SeekerAnswer:
+    """On the opening question a shopper first says what kind of product it wants.
+
+    Asked an open question ("How can I help?"), it starts vaguer half the time, the kind
+    coming later unprompted; asked which category or kind (`ASKS_KIND`, the environment's
+    default opening), it names it: "Just a reasonable price." to "What category of products
+    are you looking for?" is what blind raters called vague most often (8 of 39 awkward
+    Musical Instruments replies in 0.2.19)."""
     kind = next((f for f in facts if f.key == "kind"), None)
     keys = result.fact_keys or ([result.fact_key] if result.fact_key else [])
     if kind is None or not open_question or kind.key in stated or kind.key in keys:
         return result
     draw = zlib.crc32(f"{seed}-kind".encode()) % 4
-    if result.has_preference and draw < 2:  # half the time it starts vaguer: the kind comes later, unprompted
+    if result.has_preference and draw < 2 and not ASKS_KIND.search(question):
         return result
     if not result.has_preference or draw == 2:
         return SeekerAnswer(answer=kind.utterance, has_preference=True, fact_key=kind.key, fact_keys=[kind.key])

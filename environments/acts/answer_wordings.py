@@ -32,6 +32,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from environments.errors import CrsimError
+from environments.search.vocabulary import is_plural
 
 ANSWER_WORDINGS_VERSION = 1
 VALUE = "{value}"
@@ -83,8 +84,12 @@ class AnswerWordings(BaseModel):
         return draw.choices([w.text for w in self.wordings], [w.count for w in self.wordings])[0]
 
     def fill(self, phrase: str, *keys: object) -> str:
-        """`phrase` ("a soft fabric") said in a drawn wording, its first letter a capital."""
-        text = self.pick(*keys).replace(VALUE, phrase)
+        """`phrase` ("a soft fabric") said in a drawn wording, its first letter a capital; a
+        plural takes "are" ("Stock tuners are good.", where the wording had "{value} is good.")."""
+        wording = self.pick(*keys)
+        if is_plural(phrase):
+            wording = wording.replace(f"{VALUE} is ", f"{VALUE} are ")
+        text = wording.replace(VALUE, phrase)
         return text[:1].upper() + text[1:]
 
 

@@ -9,6 +9,10 @@ an importer kept one (a category path, a type), else the noun its reviews name m
 other items' reviews name too, but not most of them ("tuner" among instrument gear,
 not "guitar" nor "lifeproof").
 
+Word pairs are counted too: a described thing a shopper would say ("gig bag", "bright
+display") is one that reviewers of several items wrote, word next to word; "guitar wall",
+"special room" or "size wall" were one reviewer's, and read as nonsense to blind raters.
+
 Counts are per item (how many items' reviews use a word at least once), not per review,
 so a word one prolific item repeats stays rare. A word reviewers mostly capitalise
 mid-sentence is a name ("Fender", "Dunlop", "Planet Waves"), however many items share it:
@@ -22,7 +26,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from environments.catalog.store import Catalog
 from environments.models import Item
@@ -31,6 +35,7 @@ from environments.search.word_stats import MinerSettings
 
 MIN_SHARED_ITEMS = 10     # a word fewer items use than this (or than `MIN_SHARED_SHARE`) is the target's own
 MIN_SHARED_SHARE = 0.05   # ("tubescreamer", "joyo": in a few dozen pedals' reviews of 900, too telling to be everyday)
+MIN_SHARED_PAIR_ITEMS = 3  # a phrase fewer items' reviews write is one reviewer's ("size wall": 1 of 900)
 MIN_KIND_SHARE = 0.01     # a kind is a noun between these shares of items ("tuner", "strap", "pedal"),
 MAX_KIND_SHARE = 0.25     # not a brand few items have nor the catalog's theme ("guitar")
 MIN_KIND_REVIEWS = 2      # ... and at least this many of the target's reviews name it
@@ -45,22 +50,26 @@ class CatalogVocabulary:
     item_frequency: dict[str, int]
     n_items: int
     names: frozenset[str] = frozenset()
+    pair_frequency: dict[str, int] = field(default_factory=dict)  # "gig bag" -> how many items' reviews write it
 
     @classmethod
     def of(cls, catalog: Catalog) -> CatalogVocabulary:
         frequency: Counter[str] = Counter()
         uses: Counter[str] = Counter()
         titled: Counter[str] = Counter()
+        pairs: Counter[str] = Counter()
         for item in catalog.items:
             texts = [r.text for r in catalog.reviews_by_item.get(item.id, [])]
             words = item_words(item, texts)
             frequency.update(set(words))
             uses.update(words)
+            pairs.update(content_pairs(texts))
             for text in texts:
                 titled.update(w.lower() for w in TITLED.findall(text))
         share = MinerSettings().min_name_share  # a name as the aspect miner reads one
         names = frozenset(w for w, n in titled.items() if n >= share * uses[w] > 0)
-        return cls(dict(frequency), len(catalog.items), names)
+        shared_pairs = {pair: n for pair, n in pairs.items() if n >= MIN_SHARED_PAIR_ITEMS}
+        return cls(dict(frequency), len(catalog.items), names, shared_pairs)
 
     @property
     def min_items(self) -> int:
@@ -70,6 +79,12 @@ class CatalogVocabulary:
         """Words enough items use to be everyday vocabulary for this kind of catalog, with
         how many items use each."""
         return {w: n for w, n in self.item_frequency.items() if n >= self.min_items and w not in self.names}
+
+    def shared_pairs(self) -> dict[str, int]:
+        """Two words written next to each other in enough items' reviews to be a shopper's
+        phrase ("mic stand", "light weight"), with how many items write each."""
+        return {p: n for p, n in self.pair_frequency.items() if n >= MIN_SHARED_PAIR_ITEMS
+                and not self.names & set(p.split())}
 
     def countable(self, noun: str) -> bool:
         """Whether reviewers count the kind ("cables", "dresses") or never make it plural
@@ -113,6 +128,16 @@ def item_words(item: Item, reviews: Iterable[str]) -> list[str]:
     """Content words of an item's description, attribute values and reviews (titles left out)."""
     values = " ".join(" ".join(v) if isinstance(v, list) else str(v) for v in item.attributes.values())
     return [w for w in tokens(" ".join([item.description, values, *reviews])) if is_content(w)]
+
+
+def content_pairs(texts: Iterable[str]) -> set[str]:
+    """Adjacent content words in one item's texts, within a sentence and clause ("gig bag")."""
+    found: set[str] = set()
+    for text in texts:
+        for sentence in sentences(text):
+            words = tokens(sentence)
+            found.update(f"{a} {b}" for a, b in zip(words, words[1:]) if is_content(a) and is_content(b))
+    return found
 
 
 def is_plural(noun: str) -> bool:

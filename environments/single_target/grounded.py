@@ -29,6 +29,7 @@ conversation ids), which `crsim validate` compares on the same conversations.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import pairwise
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +43,7 @@ from environments.models import Episode, Role
 from environments.multi_target.profile import PepperProfile, SeenReview
 from environments.search.aspect_text import is_content, tokens
 from environments.search.titles import spoken_title
+from environments.search.word_stats import is_praise
 from environments.single_target.profile import PersonContext, TargetBiasedProfile
 from environments.target_facts import TargetKnowledge, target_knowledge
 from environments.target_ranking import TargetRankingEnvironment, TargetRankingSetup
@@ -50,10 +52,13 @@ USER_KEYS = ("seeker_worker_id", "user_id", "seeker_id")  # where importers keep
 
 
 SEEKER_KNOWS = ("person", "target", "history", "transcript")
-# What a person said they like, in words many of the corpus's people use before any
-# recommendation ("comedies", "scary", "marvel"): between these shares of conversations.
-# Rarer words are that person's own; more common ones are chat ("movie", "watch", "hi").
-MIN_TASTE_CONVERSATIONS, MAX_TASTE_SHARE, MAX_TASTES = 5, 0.15, 4
+# What a person said they like, in words the corpus's people put right before the item noun
+# before any recommendation ("scary movies", "disney movies", "older movies"), in at least
+# MIN_TASTE_CONVERSATIONS conversations and at most MAX_TASTE_SHARE of them. Until 0.2.20 any
+# word 5 to 15% of people said was one, and the seeker said "Really like lol movies",
+# "I'm into picky movies", "Big on okay movies lately" (ReDial `heldout_data`: 122 such words,
+# "okay", "haha", "did", "wait", "sorry" among them; now 28).
+MIN_TASTE_CONVERSATIONS, MAX_TASTE_SHARE, MAX_TASTES = 2, 0.15, 4
 CHAT_WORDS = frozenset("""
     recommend recommendation recommendations suggest suggestion suggestions watch film films show shows thanks thank
     hello today tonight weekend kind sort type sounds heard sure maybe really pretty good great nice cool awesome
@@ -170,7 +175,7 @@ class GroundedSetup(TargetRankingSetup):
         self.top_k = top_k
         self.opening_question = ""  # the person's own first utterance opens each episode
         self.items_by_id = {item.id: item for item in catalog.items}
-        self.taste_words = shared_taste_words(self.conversations)
+        self.taste_words = shared_taste_words(self.conversations, catalog.item_noun)
         self.popularity = mentions_by_item(catalog.items)
         self.kinds = frozenset(k.lower() for item in catalog.items
                                for k in attribute_list(item.attributes.get(KIND_ASPECT)))
@@ -283,9 +288,15 @@ def person_words(utterances: tuple[str, ...]) -> list[str]:
             and not w.endswith(("ing", "ed"))]
 
 
-def shared_taste_words(conversations: list[GroundedConversation]) -> frozenset[str]:
-    """Words enough of these people say before any recommendation, but not most of them."""
-    counts = Counter(w for c in conversations for w in set(person_words(c.person.utterances)))
+def shared_taste_words(conversations: list[GroundedConversation], item_noun: str = "movies") -> frozenset[str]:
+    """Words enough of these people put before the item noun ("scary movies") before any
+    recommendation, but not most of them; no praise ("good movies" says no taste)."""
+    nouns = {item_noun.lower(), plain_singular(item_noun.lower())}
+    counts: Counter[str] = Counter()
+    for conversation in conversations:
+        words = set(person_words(conversation.person.utterances))
+        counts.update({a for text in conversation.person.utterances for a, b in pairwise(tokens(text))
+                       if b in nouns and a in words and not is_praise(a)})
     low, high = MIN_TASTE_CONVERSATIONS, MAX_TASTE_SHARE * len(conversations)
     return frozenset(w for w, n in counts.items() if low <= n <= high)
 

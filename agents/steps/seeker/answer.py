@@ -60,6 +60,9 @@ NOTHING_LEFT = (
     "I've said what I want, I think.",
     "Can't think of anything else.",
 )
+# With nothing to say before it said anything, "Nothing else comes to mind" answers no one
+# (a rater's nonsense in 0.2.19, a Musical Instruments target with no kind and no fact).
+NOTHING_YET = ("Not sure yet, just looking around.", "I'm just browsing, really.", "Not sure, what do you have?")
 # Asked again about something it said: it says it again, as people do ("like I said, cheap").
 # ("Like I said, that part's covered." followed by new wishes read as nonsense to a reader.)
 RESTATED = ("Like I said,", "As I said,", "Like I mentioned,")
@@ -282,8 +285,11 @@ class SeekerAnswerStep(LanguageStep[AnswerInput, SeekerAnswer]):
         self._last_plan: tuple[AnswerInput | None, list[Fact]] = (None, [])
 
     def _nothing_new(self, inputs: AnswerInput) -> SeekerAnswer:
-        """Every fact is said and the question is about none of them: NOTHING_LEFT."""
-        return SeekerAnswer(answer=pick(NOTHING_LEFT, inputs.question, inputs.seed, len(inputs.dialogue)),
+        """Every fact is said and the question is about none of them: NOTHING_LEFT (NOTHING_YET
+        before its first word)."""
+        spoke = inputs.stated or any(t.role == Role.seeker for t in inputs.dialogue)
+        lines = NOTHING_LEFT if spoke else NOTHING_YET
+        return SeekerAnswer(answer=pick(lines, inputs.question, inputs.seed, len(inputs.dialogue)),
                             has_preference=False)
 
     def offline(self, inputs: AnswerInput) -> SeekerAnswer:

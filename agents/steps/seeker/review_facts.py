@@ -109,7 +109,8 @@ class _Aspect:
 
 def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Mapping[str, str] | None = None,
                        limit: int = 12, shared: Mapping[str, int] | None = None,
-                       critical: Sequence[str] = (), wishes: AnswerWordings | None = None) -> list[Fact]:
+                       critical: Sequence[str] = (), wishes: AnswerWordings | None = None,
+                       shared_pairs: Mapping[str, int] | None = None) -> list[Fact]:
     """Up to `limit` facts, one aspect each, the aspects most reviews describe first.
 
     `aspects` maps surface terms to aspect names (a mined vocabulary, or a plain
@@ -118,7 +119,9 @@ def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Ma
     items have come first: what this item's reviews dwell on is what tells it apart, not
     what a shopper starts with. `critical` reviews add the flaws they describe (as dislikes).
     With `wishes`, a described thing ("sturdy plugs") is said in a wording people used
-    (`agents.steps.seeker.wishes`) rather than in `MODIFIER_FORMS`.
+    (`agents.steps.seeker.wishes`) rather than in `MODIFIER_FORMS`. With `shared_pairs`
+    (a real catalog's word pairs many items' reviews write), a described thing is said only
+    if each of its words stands next to the next in those ("gig bag", not "guitar wall").
     """
     texts = [*reviews, *critical]
     review_sentences = [[tokens(s) for s in sentences(text)] for text in texts if text]
@@ -139,7 +142,7 @@ def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Ma
         return -common, -len(kv[1].reviews), kv[1].first
 
     for aspect, entry in sorted(found.items(), key=order):
-        chosen = _best_mention(entry.mentions, wish_only=shared is not None)
+        chosen = _best_mention(entry.mentions, wish_only=shared is not None, shared_pairs=shared_pairs)
         if chosen is None:
             continue
         mention, context = chosen
@@ -223,8 +226,8 @@ def _mentions_by_aspect(review_sentences: Sequence[Sequence[Sequence[str]]], ter
     return found
 
 
-def _best_mention(mentions: Sequence[tuple[Mention, Sequence[str]]], wish_only: bool = False
-                  ) -> tuple[Mention, Sequence[str]] | None:
+def _best_mention(mentions: Sequence[tuple[Mention, Sequence[str]]], wish_only: bool = False,
+                  shared_pairs: Mapping[str, int] | None = None) -> tuple[Mention, Sequence[str]] | None:
     """The described mention whose words most of the others share (what reviewers agree on);
     with `wish_only` (a real catalog), the best of the first few that reads as a wish would
     (`as_wish`), or None."""
@@ -237,11 +240,12 @@ def _best_mention(mentions: Sequence[tuple[Mention, Sequence[str]]], wish_only: 
     if not wish_only:
         return min(mentions, key=agreement)  # min() keeps the first of equals: deterministic
     ranked = sorted(mentions, key=agreement)[:MAX_WISH_TRIES]  # a stable sort: the same order every run
-    wishes = ((as_wish(mention, words), words) for mention, words in ranked)
+    wishes = ((as_wish(mention, words, shared_pairs), words) for mention, words in ranked)
     return next(((mention, words) for mention, words in wishes if mention is not None), None)
 
 
-def as_wish(mention: Mention, words: Sequence[str]) -> Mention | None:
+def as_wish(mention: Mention, words: Sequence[str], shared_pairs: Mapping[str, int] | None = None
+            ) -> Mention | None:
     """A mention as a shopper's wish would say it, or None: the term a noun, the words
     before it the adjectives and nouns next to it ("phantom *powered* xlr input" -> "xlr
     input"), those after its copula adjectives ("the sound is *sweet* and *warm*"), as
@@ -251,7 +255,9 @@ def as_wish(mention: Mention, words: Sequence[str]) -> Mention | None:
     Reviews put verbs and adjectives where the phrase rules look for a noun phrase: "the
     strings *held* up" made "Strings held is a big thing for me", "it appears *durable*"
     made "Appears durable matters most to me", "the box is *built* like a tank" made
-    "Ideally the box would be built".
+    "Ideally the box would be built". With `shared_pairs`, the phrase kept must be written
+    word by word in several items' reviews: one reviewer's "guitar wall" or "special room"
+    is a place, not a wish, and "compact sits" a verb the tagger read as a noun.
     """
     term = tuple(mention.term.split())
     if mention.owned or term[-1] in NOT_THE_PRODUCT:
@@ -259,8 +265,8 @@ def as_wish(mention: Mention, words: Sequence[str]) -> Mention | None:
     width = len(mention.modifiers)
     start = next((i for i in range(len(words) - len(term) + 1) if tuple(words[i:i + len(term)]) == term
                   and all(m in words[max(0, i - width):i] for m in mention.modifiers)), None)
-    if start is None:
-        return mention  # a sense verb standing for its noun ("it smells fresh"): no noun to read
+    if start is None:  # a sense verb standing for its noun ("it smells fresh"), or its words apart: no noun to read
+        return mention if _written([*mention.modifiers, *term], shared_pairs) else None
     tags = parsing.tags(words)
     head = start + len(term) - 1
     if tags[head] not in NOUN_TAGS:
@@ -276,8 +282,16 @@ def as_wish(mention: Mention, words: Sequence[str]) -> Mention | None:
         said = [tags[k] if k is not None else "" for k in at]
         if any(tag not in PREDICATE_TAGS for tag in said) or "ADJ" not in said:
             return None
+    if not _written([*kept, *term], shared_pairs):
+        return None
     trimmed = replace(mention, modifiers=tuple(kept))
     return trimmed if trimmed.values else None
+
+
+def _written(phrase: Sequence[str], shared_pairs: Mapping[str, int] | None) -> bool:
+    """Whether each word of `phrase` stands next to the next in several items' reviews (always,
+    without `shared_pairs`)."""
+    return shared_pairs is None or all(f"{a} {b}" in shared_pairs for a, b in zip(phrase, phrase[1:]))
 
 
 def _fact(aspect: str, mention: Mention, context: Sequence[str], quoted: Sequence[str],

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from agents.steps.text import fill_form, pick
 from environments.search.titles import spoken_title
+from environments.search.vocabulary import is_plural
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 
@@ -43,8 +44,8 @@ PASS_SHOWN = (
 )
 # A shown item that is not it, and why: {want} is a wording of what the seeker wants instead.
 PASS_SHOWN_BECAUSE = (
-    "{Ref} won't do, I'm after {want}.", "Not {ref}. {Want}, really.", "I'd skip {ref}; {want} matters more.",
-    "{Ref} misses it. {Want} is key.", "Close, but I want {want}, not {ref}.", "Nah, {ref}. Think {want}.",
+    "{Ref} won't do, I'm after {want}.", "Not {ref}. {Want}, really.", "I'd skip {ref}; {want} {matters} more.",
+    "{Ref} misses it. {Want} {is} key.", "Close, but I want {want}, not {ref}.", "Nah, {ref}. Think {want}.",
     "{Ref} is off: {want}, please.", "Hmm, not {ref}. More like {want}.",
 )
 # The items on screen as a whole, when none can be named (a catalog whose titles are product
@@ -66,7 +67,7 @@ ASK_ALL = (
 )
 ASK_ALL_WANT = (
     "I'm after {want}; would any of these do?", "Do any of these have {want}?",
-    "{Want} matters to me. Are any of these like that?", "{Want} is the thing. Would any of these fit?",
+    "{Want} {matters} to me. Are any of these like that?", "{Want} {is} the thing. Would any of these fit?",
 )
 # A shown item the seeker has no view on yet (it has not seen it / does not know it).
 UNKNOWN_SHOWN = (
@@ -84,8 +85,8 @@ ASK_SHOWN = (
     "Can you say more on {ref}?", "Who is {ref} for?",
 )
 ASK_SHOWN_WANT = (
-    "I'm after {want}; would {ref} do?", "{Want} is the thing. Does {ref} fit?", "Would {ref} tick the {bare} box?",
-    "Does {ref} fit {want}?", "What about {ref}, for {want}?", "{Want} matters to me. Is {ref} like that?",
+    "I'm after {want}; would {ref} do?", "{Want} {is} the thing. Does {ref} fit?", "Would {ref} tick the {bare} box?",
+    "Does {ref} fit {want}?", "What about {ref}, for {want}?", "{Want} {matters} to me. Is {ref} like that?",
 )
 # An item the seeker liked before ({title}), named as people name them.
 NAME_LIKED = (
@@ -187,9 +188,17 @@ def like_shown(ref: str, *keys: object) -> str:
     return fill_form(pick(LIKE_SHOWN, "like", *keys), ref=ref)
 
 
+def agreeing(want: str) -> dict[str, str]:
+    """The verbs a frame says of `want`, agreeing with it: "Some tight sleeves matter to me",
+    not "matters" (said in Clothing's passes and questions, and called awkward by a rater)."""
+    plural = is_plural(want)
+    return {"is": "are" if plural else "is", "matters": "matter" if plural else "matters"}
+
+
 def pass_shown(ref: str, *keys: object, want: str = "") -> str:
     """Not this one; with `want`, what the seeker is after instead."""
-    return fill_form(pick(PASS_SHOWN_BECAUSE if want else PASS_SHOWN, "pass", *keys), ref=ref, want=want)
+    return fill_form(pick(PASS_SHOWN_BECAUSE if want else PASS_SHOWN, "pass", *keys), ref=ref, want=want,
+                     **agreeing(want))
 
 
 def unknown_shown(ref: str, *keys: object) -> str:
@@ -200,17 +209,18 @@ def ask_shown(ref: str, *keys: object, want: str = "") -> str:
     """A question about this one; with `want`, whether it has what the seeker is after
     (`bare`: without its article, "tick the proper curry house box")."""
     bare = re.sub(r"^(?:a|an|some|the)\s+", "", want, flags=re.IGNORECASE)
-    return fill_form(pick(ASK_SHOWN_WANT if want else ASK_SHOWN, "ask", *keys), ref=ref, want=want, bare=bare)
+    return fill_form(pick(ASK_SHOWN_WANT if want else ASK_SHOWN, "ask", *keys), ref=ref, want=want, bare=bare,
+                     **agreeing(want))
 
 
 def pass_all(*keys: object, want: str = "") -> str:
     """Not any of the items on screen; with `want`, what the seeker is after instead."""
-    return fill_form(pick(PASS_ALL_BECAUSE if want else PASS_ALL, "pass-all", *keys), want=want)
+    return fill_form(pick(PASS_ALL_BECAUSE if want else PASS_ALL, "pass-all", *keys), want=want, **agreeing(want))
 
 
 def ask_all(*keys: object, want: str = "") -> str:
     """A question about the items on screen together; with `want`, whether any has it."""
-    return fill_form(pick(ASK_ALL_WANT if want else ASK_ALL, "ask-all", *keys), want=want)
+    return fill_form(pick(ASK_ALL_WANT if want else ASK_ALL, "ask-all", *keys), want=want, **agreeing(want))
 
 
 def name_liked(title: str, *keys: object) -> str:

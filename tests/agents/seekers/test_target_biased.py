@@ -344,3 +344,25 @@ def test_outside_grounded_episodes_a_described_thing_is_said_in_people_s_wording
     assert own.utterance in {form.format(p="a soft fabric", P="A soft fabric") for form in WANT_FORMS}
     assert people.utterance.lower().replace("a soft fabric", "{value}") in {w.text.lower() for w in bank.wordings}
     assert people.phrase == own.phrase == "a soft fabric"
+
+
+def test_asked_which_category_it_names_the_kind_and_asked_openly_it_may_not():
+    from agents.seekers.target_biased import with_kind
+    from agents.steps.seeker.answer import Fact, SeekerAnswer
+
+    kind = Fact("kind", "kind: stand", "I need a stand.", "kind", phrase="a stand")
+    vague = SeekerAnswer(answer="Just a reasonable price.", has_preference=True, fact_key="attr:price=low")
+    asked = [with_kind(vague, [kind], [], True, seed, "Hello, what category of products are you looking for?")
+             for seed in range(40)]
+    assert all("a stand" in a.answer and a.fact_keys[0] == "kind" for a in asked)
+    opened = [with_kind(vague, [kind], [], True, seed, "Hello, how can I help?") for seed in range(40)]
+    assert 8 <= sum(a.answer == vague.answer for a in opened) <= 32  # starts vaguer about half the time
+
+
+def test_a_taste_is_said_as_people_say_it_and_matched_as_the_kind_liked():
+    from agents.seekers.target_biased import taste_fact
+
+    assert "kids movies" in taste_fact("kids", "x", "movies").utterance  # not "Really like kids"
+    assert "comedies" in taste_fact("comedies", "x", "movies").utterance.lower()
+    assert "comedies movies" not in taste_fact("comedies", "x", "movies").utterance
+    assert taste_fact("funny", "x", "movies").match_text.startswith("genre:")

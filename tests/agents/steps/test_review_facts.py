@@ -180,3 +180,16 @@ def test_the_tagger_is_read_only_on_a_real_catalog(monkeypatch):
     monkeypatch.setattr(parsing, "tags", no_tagger)
     assert facts_from_reviews(reviews) == facts_from_reviews(reviews, shared=None)
     assert facts_from_reviews(reviews) == before
+
+
+def test_with_shared_pairs_a_described_thing_is_a_phrase_several_items_write():
+    reviews = ("It hangs on the guitar wall. It has a bright display.", "Bright display, and it sits on a guitar wall.",
+               "The bright display is easy to read.")
+    shared = {w: 50 for w in "guitar wall bright display hung sits easy read".split()}
+    aspects = {"wall": "wall", "display": "display"}
+    unchecked = " ".join(f.utterance.lower() for f in facts_from_reviews(reviews, aspects=aspects, shared=shared))
+    assert "guitar wall" in unchecked and "bright display" in unchecked
+    pairs = {"bright display": 12, "guitar strap": 30}
+    said = " ".join(f.utterance.lower() for f in facts_from_reviews(reviews, aspects=aspects, shared=shared,
+                                                                    shared_pairs=pairs))
+    assert "bright display" in said and "wall" not in said  # one reviewer's place, not a wish

@@ -159,3 +159,14 @@ def test_a_wording_without_a_full_stop_gets_one_before_the_next():
 
     assert _ended("I want a patch cable") == "I want a patch cable."
     assert _ended("Nice!") == "Nice!" and _ended("Is it quiet?") == "Is it quiet?" and _ended("Cheap.") == "Cheap."
+
+
+def test_with_nothing_to_say_before_its_first_word_it_is_just_looking():
+    from agents.steps.seeker.answer import NOTHING_LEFT, NOTHING_YET, AnswerInput, SeekerAnswerStep
+
+    step = SeekerAnswerStep(None)
+    first = step._nothing_new(AnswerInput(question="What are you looking for?", facts=[], stated=frozenset(),
+                                          dialogue=[], item_noun="products", target_title="X", seed=1))
+    later = step._nothing_new(AnswerInput(question="Anything else?", facts=[], stated=frozenset({"kind"}),
+                                          dialogue=[], item_noun="products", target_title="X", seed=1))
+    assert first.answer in NOTHING_YET and later.answer in NOTHING_LEFT

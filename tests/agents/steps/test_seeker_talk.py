@@ -53,3 +53,13 @@ def test_the_items_on_screen_together_are_never_pointed_at_by_place():
     assert not any(points_by_position(s) for s in said) and all(len(s.split()) <= 12 for s in said)
     assert all("a longer cable" in talk.pass_all(k, want="a longer cable").lower() for k in range(20))
     assert all(s.endswith("?") for s in (talk.ask_all(k, want="sturdy plugs") for k in range(20)))
+
+
+def test_what_is_wanted_agrees_with_its_verb():
+    said = [f(k, want=w) for f in (talk.pass_all, talk.ask_all) for k in range(100) for w in ("some tight sleeves",)]
+    said += [f("the first one", k, want="some tight sleeves") for f in (talk.pass_shown, talk.ask_shown)
+             for k in range(100)]
+    assert any(" matter " in s for s in said) and any(" are " in s for s in said)
+    assert not any("sleeves matters" in s or "sleeves is" in s for s in said)
+    single = [talk.ask_all(k, want="a longer cable") for k in range(100)]
+    assert any("cable matters" in s for s in single) and not any("cable matter " in s for s in single)

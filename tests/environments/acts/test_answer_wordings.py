@@ -94,3 +94,12 @@ def test_the_shipped_bank_is_people_s_most_said_wordings():
     assert len(bank.wordings) >= 20 and all(transfers(w.text) for w in bank.wordings)
     assert "{value}." in [w.text for w in bank.wordings[:3]] and all(w.count >= 2 for w in bank.wordings)
     assert load_answer_bank(None) is None
+
+
+def test_a_plural_value_takes_are():
+    from environments.acts.answer_wordings import AnswerSource, AnswerWording, AnswerWordings
+
+    bank = AnswerWordings(source=AnswerSource(corpus="test", files=[], answers=1, kept=1, licence="x"),
+                          wordings=[AnswerWording(text="{value} is good.", count=1)])
+    assert bank.fill("stock tuners", "k") == "Stock tuners are good."
+    assert bank.fill("a volume control", "k") == "A volume control is good."

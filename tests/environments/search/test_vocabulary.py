@@ -65,3 +65,12 @@ def test_the_article_follows_how_the_first_word_is_said():
         "amp", "unique design", "uneven hem", "usb cable", "one-piece", "hour", "tuner", "Umbrella stand")}
     assert said == {"amp": "an", "unique design": "a", "uneven hem": "an", "usb cable": "a", "one-piece": "a",
                     "hour": "an", "tuner": "a", "Umbrella stand": "an"}
+
+
+def test_word_pairs_are_counted_per_item_within_a_clause():
+    vocabulary = CatalogVocabulary.of(_catalog())
+    pairs = vocabulary.shared_pairs()
+    assert pairs["good price"] == 80 and pairs["strap works"] == 18  # per item, however many reviews write it
+    assert "lifeproof case" not in pairs  # one item's
+    assert "great easy" not in pairs  # "great and easy": not next to each other
+    assert not any(p.split()[0] == "tuner" and p.split()[1] == "bright" for p in pairs)

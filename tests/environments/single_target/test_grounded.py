@@ -130,3 +130,14 @@ def test_transcript_gives_the_persons_later_turns_in_order_until_the_target_is_n
                              for i, (r, x, s, m) in enumerate(turns)])
     assert before_target(episode, "us", 0) == 2 and before_target(episode, "heat", 0) == 1
     assert before_target(episode, "alien", 0) == 3  # never named after the opening: all of them
+
+
+def test_taste_words_are_what_people_put_before_the_item_noun():
+    from environments.single_target.grounded import GroundedConversation, shared_taste_words
+    from environments.single_target.profile import PersonContext
+
+    said = [("I like scary movies lol", "okay"), ("Any scary movies? haha", "lol"), ("Good movies please", "okay"),
+            ("Got any disney movies", "lol okay"), ("I want a scary movie", "")] + [("hi", "")] * 20
+    conversations = [GroundedConversation(str(n), "t", (), PersonContext(str(n), texts, ()), None, {})
+                     for n, texts in enumerate(said)]
+    assert shared_taste_words(conversations, "movies") == frozenset({"scary"})  # "disney": one person's; no praise
