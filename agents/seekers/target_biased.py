@@ -313,8 +313,8 @@ def with_kind(result: SeekerAnswer, facts: Sequence[Fact], stated: Sequence[str]
     Asked an open question ("How can I help?"), it starts vaguer half the time, the kind
     coming later unprompted; asked which category or kind (`ASKS_KIND`, the environment's
     default opening), it names it: "Just a reasonable price." to "What category of products
-    are you looking for?" is what blind raters called vague most often (8 of 39 awkward
-    Musical Instruments replies in 0.2.19)."""
+    are you looking for?" is what blind raters called vague most often (9 of the 39 Musical
+    Instruments replies of 0.2.19 they did not call sensible)."""
     kind = next((f for f in facts if f.key == "kind"), None)
     keys = result.fact_keys or ([result.fact_key] if result.fact_key else [])
     if kind is None or not open_question or kind.key in stated or kind.key in keys:

@@ -32,7 +32,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from environments.errors import CrsimError
-from environments.search.vocabulary import is_plural
+from environments.search.vocabulary import is_plural_phrase
 
 ANSWER_WORDINGS_VERSION = 1
 VALUE = "{value}"
@@ -87,7 +87,7 @@ class AnswerWordings(BaseModel):
         """`phrase` ("a soft fabric") said in a drawn wording, its first letter a capital; a
         plural takes "are" ("Stock tuners are good.", where the wording had "{value} is good.")."""
         wording = self.pick(*keys)
-        if is_plural(phrase):
+        if is_plural_phrase(phrase):
             wording = wording.replace(f"{VALUE} is ", f"{VALUE} are ")
         text = wording.replace(VALUE, phrase)
         return text[:1].upper() + text[1:]

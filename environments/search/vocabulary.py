@@ -10,8 +10,8 @@ other items' reviews name too, but not most of them ("tuner" among instrument ge
 not "guitar" nor "lifeproof").
 
 Word pairs are counted too: a described thing a shopper would say ("gig bag", "bright
-display") is one that reviewers of several items wrote, word next to word; "guitar wall",
-"special room" or "size wall" were one reviewer's, and read as nonsense to blind raters.
+display") is one that reviewers of several items wrote, word next to word; "size wall",
+"special room" or "sweet tuner" were one reviewer's, and read as nonsense to blind raters.
 
 Counts are per item (how many items' reviews use a word at least once), not per review,
 so a word one prolific item repeats stays rare. A word reviewers mostly capitalise
@@ -24,6 +24,7 @@ catalog, in a single pass over the reviews.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -144,6 +145,18 @@ def is_plural(noun: str) -> bool:
     """"strings", "dresses" (not "glass", "bus", "chassis"): said with "some", not "a"."""
     last = noun.split()[-1].lower() if noun.split() else ""
     return last.endswith("s") and not last.endswith(("ss", "us", "is"))
+
+
+_BEFORE_THE_HEAD = re.compile(r"\s(?:of|off|with|without|for|in|on|at|from|near|by|that|which|who|to)\s", re.I)
+
+
+def is_plural_phrase(phrase: str) -> bool:
+    """Whether a noun phrase is plural by its head: "some tight sleeves", not "a local spot off
+    the main streets" (the last word is no head after a preposition) nor "a pair of shoes"."""
+    words = phrase.strip().lower().split()
+    if not words or words[0] in ("a", "an", "one"):
+        return False
+    return is_plural(_BEFORE_THE_HEAD.split(f" {phrase.strip()} ", maxsplit=1)[0])
 
 
 # Words spelled with a vowel but said with a consonant ("a unique design", "a one-piece"), and

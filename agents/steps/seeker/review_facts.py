@@ -121,7 +121,7 @@ def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Ma
     With `wishes`, a described thing ("sturdy plugs") is said in a wording people used
     (`agents.steps.seeker.wishes`) rather than in `MODIFIER_FORMS`. With `shared_pairs`
     (a real catalog's word pairs many items' reviews write), a described thing is said only
-    if each of its words stands next to the next in those ("gig bag", not "guitar wall").
+    if each of its words stands next to the next in those ("gig bag", not "size wall").
     """
     texts = [*reviews, *critical]
     review_sentences = [[tokens(s) for s in sentences(text)] for text in texts if text]
@@ -256,8 +256,8 @@ def as_wish(mention: Mention, words: Sequence[str], shared_pairs: Mapping[str, i
     strings *held* up" made "Strings held is a big thing for me", "it appears *durable*"
     made "Appears durable matters most to me", "the box is *built* like a tank" made
     "Ideally the box would be built". With `shared_pairs`, the phrase kept must be written
-    word by word in several items' reviews: one reviewer's "guitar wall" or "special room"
-    is a place, not a wish, and "compact sits" a verb the tagger read as a noun.
+    word by word in several items' reviews: one reviewer's "size wall" or "special room"
+    is no wish, and "compact sits" a verb the tagger read as a noun.
     """
     term = tuple(mention.term.split())
     if mention.owned or term[-1] in NOT_THE_PRODUCT:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from agents.steps.text import fill_form, pick
 from environments.search.titles import spoken_title
-from environments.search.vocabulary import is_plural
+from environments.search.vocabulary import is_plural_phrase
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 
@@ -191,7 +191,7 @@ def like_shown(ref: str, *keys: object) -> str:
 def agreeing(want: str) -> dict[str, str]:
     """The verbs a frame says of `want`, agreeing with it: "Some tight sleeves matter to me",
     not "matters" (said in Clothing's passes and questions, and called awkward by a rater)."""
-    plural = is_plural(want)
+    plural = is_plural_phrase(want)
     return {"is": "are" if plural else "is", "matters": "matter" if plural else "matters"}
 
 

@@ -62,4 +62,6 @@ def test_what_is_wanted_agrees_with_its_verb():
     assert any(" matter " in s for s in said) and any(" are " in s for s in said)
     assert not any("sleeves matters" in s or "sleeves is" in s for s in said)
     single = [talk.ask_all(k, want="a longer cable") for k in range(100)]
+    single += [talk.ask_all(k, want="a spot off the main streets") for k in range(100)]
     assert any("cable matters" in s for s in single) and not any("cable matter " in s for s in single)
+    assert not any("streets are" in s or "streets matter " in s for s in single)

@@ -74,3 +74,11 @@ def test_word_pairs_are_counted_per_item_within_a_clause():
     assert "lifeproof case" not in pairs  # one item's
     assert "great easy" not in pairs  # "great and easy": not next to each other
     assert not any(p.split()[0] == "tuner" and p.split()[1] == "bright" for p in pairs)
+
+
+def test_a_phrase_is_plural_by_its_head():
+    from environments.search.vocabulary import is_plural_phrase
+
+    assert is_plural_phrase("some tight sleeves") and is_plural_phrase("places with outdoor seats")
+    assert not is_plural_phrase("a local spot off the main streets") and not is_plural_phrase("a pair of shoes")
+    assert not is_plural_phrase("cheap") and not is_plural_phrase("some outerwear")
