@@ -48,7 +48,7 @@ from agents.steps.seeker.answer import (
     GIVING_UP, NOTHING_LEFT, TERSE_ANSWER, AnswerInput, Fact, SeekerAnswer, SeekerAnswerStep, Wording,
 )
 from agents.steps.seeker.move import MoveInput, SeekerMoveStep
-from agents.steps.seeker.review_facts import facts_from_reviews
+from agents.steps.seeker.review_facts import facts_from_reviews, says_what_it_is_like
 from agents.steps.seeker.wishes import ARTICLES, wish
 from agents.steps.seeker.summarize import SummarizeInput, SummarizeReviewsStep
 from agents.steps.text import fill_form, normalised, pick, singular, split_sentences
@@ -145,14 +145,17 @@ def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentenc
                    ("signature", s, 1), salience=0.6) for s in knowledge.signatures]
     # A mined value an attribute already says ("prices: cheap" beside price range "cheap") is said once.
     valued = {normalised(str(f.claim[1])) for f in facts if f.claim is not None}
-    mined = [(aspect, values[0]) for aspect, values in profile.described if normalised(values[0]) not in valued]
+    # A mined value is said only if a review fact's descriptor could be: "a built stand" (reviews'
+    # "well built") is no wish.
+    mined = [(aspect, values[0]) for aspect, values in profile.described if normalised(values[0]) not in valued
+             and all(says_what_it_is_like(w) for w in values[0].split())]
     facts += [described_fact(aspect, value, profile.target_id, wishes) for aspect, value in mined]
     described = {aspect for aspect, _ in mined}
     own = " ".join(split_sentences(profile.own_review)[:own_review_sentences])
     facts.extend(f for f in facts_from_reviews(
         [own, summary, *profile.positive_reviews], shared=profile.shared_words,
         critical=profile.critical_reviews if profile.shared_words is not None else (), wishes=wishes,
-        shared_pairs=profile.shared_pairs)
+        shared_pairs=profile.shared_pairs, theme=profile.theme_words)
         if f.aspect not in described)
     facts += [taste_fact(word, profile.target_id, item_noun) for word in profile.tastes]
     if profile.kind:

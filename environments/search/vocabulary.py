@@ -37,6 +37,7 @@ from environments.search.word_stats import MinerSettings
 MIN_SHARED_ITEMS = 10     # a word fewer items use than this (or than `MIN_SHARED_SHARE`) is the target's own
 MIN_SHARED_SHARE = 0.05   # ("tubescreamer", "joyo": in a few dozen pedals' reviews of 900, too telling to be everyday)
 MIN_SHARED_PAIR_ITEMS = 3  # a phrase fewer items' reviews write is one reviewer's ("size wall": 1 of 900)
+MAX_THEME_SHARE = 0.5    # a word more items' reviews use is the catalog's theme ("guitar" in 79% of instrument gear)
 MIN_KIND_SHARE = 0.01     # a kind is a noun between these shares of items ("tuner", "strap", "pedal"),
 MAX_KIND_SHARE = 0.25     # not a brand few items have nor the catalog's theme ("guitar")
 MIN_KIND_REVIEWS = 2      # ... and at least this many of the target's reviews name it
@@ -86,6 +87,12 @@ class CatalogVocabulary:
         phrase ("mic stand", "light weight"), with how many items write each."""
         return {p: n for p, n in self.pair_frequency.items() if n >= MIN_SHARED_PAIR_ITEMS
                 and not self.names & set(p.split())}
+
+    def theme_words(self) -> frozenset[str]:
+        """Words most items' reviews use: the catalog's theme ("guitar", "sound" among
+        instrument gear), which tell no item apart. As a described thing's noun they say
+        nothing: "a guitar sound", "a guitar body" were what blind raters flagged."""
+        return frozenset(w for w, n in self.item_frequency.items() if n > MAX_THEME_SHARE * self.n_items)
 
     def countable(self, noun: str) -> bool:
         """Whether reviewers count the kind ("cables", "dresses") or never make it plural
@@ -165,11 +172,16 @@ SAID_WITH_A = ("uni", "use", "usu", "usb", "uti", "ure", "eu", "one", "once", "e
 SAID_WITH_AN = ("hour", "honest", "honor", "honour", "heir")
 
 
+# Letters whose name starts with a vowel sound: a word of consonants is spelled out ("an xlr input").
+SPELLED_WITH_AN = frozenset("fhlmnrsx")
+
+
 def indefinite_article(phrase: str) -> str:
     """"a" or "an" for `phrase`, by how its first word is said: "an amp", "a unique cut",
-    "an hour", "a one-size fit"."""
+    "an hour", "a one-size fit", "an xlr input" (spelled out), "a dvd"."""
     word = phrase.lower().lstrip()
-    if word.startswith(SAID_WITH_AN):
+    first = word.split()[0] if word.split() else ""
+    if word.startswith(SAID_WITH_AN) or (first[:1] in SPELLED_WITH_AN and not set(first) & set("aeiouy")):
         return "an"
     return "an" if word[:1] in "aeiou" and not word.startswith(SAID_WITH_A) else "a"
 

@@ -56,6 +56,7 @@ class SingleTargetSetup(TargetRankingSetup):
         self.vocabulary = None if is_world(catalog) or not catalog.reviews else CatalogVocabulary.of(catalog)
         self.shared_words = self.vocabulary.shared_words() if self.vocabulary is not None else None
         self.shared_pairs = self.vocabulary.shared_pairs() if self.vocabulary is not None else None
+        self.theme_words = self.vocabulary.theme_words() if self.vocabulary is not None else frozenset()
         # The aspects reviewers write about and each item's values (cached on disk): what the
         # seeker can answer a recommender's question about a mined aspect with.
         self.aspects = mine_aspects(catalog) if self.vocabulary is not None else None
@@ -85,6 +86,7 @@ class SingleTargetSetup(TargetRankingSetup):
         countable = kind is None or listed_kind(item) is None or self.vocabulary.countable(kind)
         return replace(profile, kind=kind, kind_countable=countable,
                        shared_words=self.shared_words, shared_pairs=self.shared_pairs,
+                       theme_words=self.theme_words,
                        critical_reviews=critical[: self.max_positive_reviews], described=self._described(item))
 
     def _described(self, item: Item) -> tuple[tuple[str, tuple[str, ...]], ...]:

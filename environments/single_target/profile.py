@@ -40,6 +40,7 @@ class TargetBiasedProfile:
     kind_countable: bool = True  # False for a kind said without a plural ("outerwear", "swim"): "some swim"
     shared_words: Mapping[str, int] | None = None  # word -> how many items' reviews use it
     shared_pairs: Mapping[str, int] | None = None  # "gig bag" -> how many items' reviews write it
+    theme_words: frozenset[str] = frozenset()  # words most items' reviews use ("guitar"): they describe nothing
     critical_reviews: tuple[str, ...] = ()
     # What the reviews say of the target on the catalog's mined aspects, as (aspect, values)
     # ("case", ("hard",)): the choices a recommender's question about that aspect offers.

@@ -36,7 +36,7 @@ from agents.steps.text import fill_form, pick
 from environments.acts.answer_wordings import AnswerWordings
 from environments.search import parsing
 from environments.search.aspect_text import (
-    NEGATIONS, SENSE_VERBS, Mention, find_mentions, is_content, sentences, term_index, tokens,
+    INTENSIFIERS, NEGATIONS, SENSE_VERBS, Mention, find_mentions, is_content, sentences, term_index, tokens,
 )
 from environments.search.aspects import AspectVocabulary
 from environments.search.parsing import NOUN_TAGS
@@ -56,23 +56,26 @@ MODIFIER_FORMS = (
 # has the review's own "the X is Y" shape, which a short review sentence could be.
 PREDICATE_FORMS = (
     "I'd like the {term} to be {desc}.",
-    "I want {term} that {be} {desc}.",
-    "{Desc} {term} would be perfect.",
+    "I want {a_term} that {be} {desc}.",
+    "{Np} would be perfect.",
     "Ideally the {term} would be {desc}.",
 )
 PLAIN_FORMS = (
     "The {term} matters a lot to me.",
     "I care about the {term}.",
 )
-# A flaw the seeker will not have: worded as what it does not want.
+# A flaw the seeker will not have: worded as what it does not want, the flaw after its
+# noun. Before it ("Anything without useless stand", "Please, no awful shape") blind raters
+# read broken English, and with an article mass nouns broke ("a poor quality").
 DISLIKE_FORMS = (
-    "Nothing with {desc} {term}, please.",
-    "No {desc} {term} for me.",
-    "I'd hate {desc} {term}.",
-    "Please, no {desc} {term}.",
-    "Anything without {desc} {term}.",
+    "I don't want the {term} to be {desc}.",
+    "As long as the {term} {isnt} {desc}.",
+    "I'd hate for the {term} to be {desc}.",
+    "Please make sure the {term} {isnt} {desc}.",
 )
 # Descriptors of a product flaw that VADER's lexicon does not score as negative.
+# Flaw words that also intensify the descriptor after them ("dead quiet", "crazy light").
+INTENSIFYING_FLAWS = frozenset("dead crazy wicked stupid insanely ridiculously".split())
 FLAWS = frozenset("""
     cheap cheaply flimsy tinny muddy thin fragile stiff brittle weak wobbly loose noisy squeaky scratchy itchy
     chemical plastic plasticky smelly sticky leaky faulty defective dead dull faded bulky clunky buzzy
@@ -82,7 +85,7 @@ NEGATIVE_VALENCE = -0.5
 # "*play* guitar", "gain is *set*"): on a real catalog no fact is worded around them.
 COMMON_VERBS = frozenset("""
     play plays played set sets beat takes take away sing sings work works worked feel feels felt get gets got make
-    makes made go goes use uses used fit fits hold holds keep keeps buy bought need needs want wants love loves like
+    makes made built go goes use uses used fit fits hold holds keep keeps buy bought need needs want wants love loves like
     likes say says said come comes came give gives look looks
 """.split())
 # How a described aspect's words must be tagged to be said as a wish (`as_wish`).
@@ -110,7 +113,8 @@ class _Aspect:
 def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Mapping[str, str] | None = None,
                        limit: int = 12, shared: Mapping[str, int] | None = None,
                        critical: Sequence[str] = (), wishes: AnswerWordings | None = None,
-                       shared_pairs: Mapping[str, int] | None = None) -> list[Fact]:
+                       shared_pairs: Mapping[str, int] | None = None,
+                       theme: frozenset[str] = frozenset()) -> list[Fact]:
     """Up to `limit` facts, one aspect each, the aspects most reviews describe first.
 
     `aspects` maps surface terms to aspect names (a mined vocabulary, or a plain
@@ -121,7 +125,8 @@ def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Ma
     With `wishes`, a described thing ("sturdy plugs") is said in a wording people used
     (`agents.steps.seeker.wishes`) rather than in `MODIFIER_FORMS`. With `shared_pairs`
     (a real catalog's word pairs many items' reviews write), a described thing is said only
-    if each of its words stands next to the next in those ("gig bag", not "size wall").
+    if each of its words stands next to the next in those ("gig bag", not "size wall"), and
+    never with a noun of the catalog's `theme` ("guitar sound": true of most items).
     """
     texts = [*reviews, *critical]
     review_sentences = [[tokens(s) for s in sentences(text)] for text in texts if text]
@@ -142,7 +147,7 @@ def facts_from_reviews(reviews: Sequence[str], *, aspects: AspectVocabulary | Ma
         return -common, -len(kv[1].reviews), kv[1].first
 
     for aspect, entry in sorted(found.items(), key=order):
-        chosen = _best_mention(entry.mentions, wish_only=shared is not None, shared_pairs=shared_pairs)
+        chosen = _best_mention(entry.mentions, wish_only=shared is not None, shared_pairs=shared_pairs, theme=theme)
         if chosen is None:
             continue
         mention, context = chosen
@@ -163,16 +168,23 @@ def is_flaw(word: str) -> bool:
     return word in FLAWS or valence(word) <= NEGATIVE_VALENCE
 
 
-VAGUE = frozenset("extra different other same new whole certain".split())  # says nothing about the item
+VAGUE = frozenset("extra different other same new whole certain ideal".split())  # says nothing about the item
 
 
-def _describes(word: str, shared: Mapping[str, int] | None) -> bool:
+def describes(word: str, shared: Mapping[str, int] | None) -> bool:
     """A descriptor that says what a thing is like: not praise ("great color", "the style to be
-    great": what everyone wants) nor a word true of anything ("big game", "regular length");
-    with `shared`, also one a shopper may use: shared across items, not a verb form."""
-    if is_praise(word) or word in SAYS_NOTHING:
+    great": what everyone wants) nor a word true of anything ("big game", "regular length",
+    "ideal thickness"); with `shared`, also one a shopper may use: shared across items, not a
+    verb form ("built": "well built" is what reviews say)."""
+    if is_praise(word) or word in SAYS_NOTHING or word in VAGUE:
         return False
     return shared is None or (word in shared and word not in COMMON_VERBS and not word.endswith("ing"))
+
+
+def says_what_it_is_like(word: str) -> bool:
+    """A mined value a seeker may want: `describes` it, on any vocabulary, and no verb form
+    ("built": what reviews' "well built" leaves)."""
+    return describes(word, None) and word not in COMMON_VERBS
 
 
 def _not_a_thing(word: str) -> bool:
@@ -183,7 +195,11 @@ def _not_a_thing(word: str) -> bool:
 
 
 def _flawed(mention: Mention) -> bool:
-    return any(is_flaw(word) for value in mention.values for word in value.split())
+    """Whether a mention describes a flaw: a flaw word that is not intensifying the descriptor
+    after it ("dead quiet", "crazy light": praise, not "dead" nor "crazy")."""
+    runs = [list(mention.modifiers), *(p.split() for p in mention.predicates)]
+    return any(is_flaw(word) and (word not in INTENSIFYING_FLAWS or i == len(words) - 1)
+               for words in runs for i, word in enumerate(words))
 
 
 def local_terms(review_sentences: Sequence[Sequence[Sequence[str]]]) -> dict[str, str]:
@@ -213,9 +229,9 @@ def _mentions_by_aspect(review_sentences: Sequence[Sequence[Sequence[str]]], ter
         for words in review:
             for mention in find_mentions(words, index):
                 order += 1
-                mention = replace(mention, modifiers=tuple(w for w in mention.modifiers if _describes(w, shared)),
+                mention = replace(mention, modifiers=tuple(w for w in mention.modifiers if describes(w, shared)),
                                   predicates=tuple(p for p in mention.predicates
-                                                   if all(_describes(w, shared) for w in p.split())))
+                                                   if all(describes(w, shared) for w in p.split())))
                 flaw = _flawed(mention) and NEGATIONS.isdisjoint(words)  # a complaint: doubtful, but plain
                 if critical and not flaw:
                     continue
@@ -227,7 +243,8 @@ def _mentions_by_aspect(review_sentences: Sequence[Sequence[Sequence[str]]], ter
 
 
 def _best_mention(mentions: Sequence[tuple[Mention, Sequence[str]]], wish_only: bool = False,
-                  shared_pairs: Mapping[str, int] | None = None) -> tuple[Mention, Sequence[str]] | None:
+                  shared_pairs: Mapping[str, int] | None = None, theme: frozenset[str] = frozenset()
+                  ) -> tuple[Mention, Sequence[str]] | None:
     """The described mention whose words most of the others share (what reviewers agree on);
     with `wish_only` (a real catalog), the best of the first few that reads as a wish would
     (`as_wish`), or None."""
@@ -240,12 +257,12 @@ def _best_mention(mentions: Sequence[tuple[Mention, Sequence[str]]], wish_only: 
     if not wish_only:
         return min(mentions, key=agreement)  # min() keeps the first of equals: deterministic
     ranked = sorted(mentions, key=agreement)[:MAX_WISH_TRIES]  # a stable sort: the same order every run
-    wishes = ((as_wish(mention, words, shared_pairs), words) for mention, words in ranked)
+    wishes = ((as_wish(mention, words, shared_pairs, theme), words) for mention, words in ranked)
     return next(((mention, words) for mention, words in wishes if mention is not None), None)
 
 
-def as_wish(mention: Mention, words: Sequence[str], shared_pairs: Mapping[str, int] | None = None
-            ) -> Mention | None:
+def as_wish(mention: Mention, words: Sequence[str], shared_pairs: Mapping[str, int] | None = None,
+            theme: frozenset[str] = frozenset()) -> Mention | None:
     """A mention as a shopper's wish would say it, or None: the term a noun, the words
     before it the adjectives and nouns next to it ("phantom *powered* xlr input" -> "xlr
     input"), those after its copula adjectives ("the sound is *sweet* and *warm*"), as
@@ -258,6 +275,12 @@ def as_wish(mention: Mention, words: Sequence[str], shared_pairs: Mapping[str, i
     "Ideally the box would be built". With `shared_pairs`, the phrase kept must be written
     word by word in several items' reviews: one reviewer's "size wall" or "special room"
     is no wish, and "compact sits" a verb the tagger read as a noun.
+
+    What blind raters flagged next is read off the sentence too: a term that is not the
+    phrase's head ("guitar *wall* hangers"), a descriptor an adverb other than an intensifier
+    qualifies ("well *built*", "more *expensive*": said alone, "a built stand"), a noun of the
+    catalog's `theme` ("guitar sound"), and an adjective whose complement the wish would drop
+    ("the box is *easy* to use": "ideally the box would be easy").
     """
     term = tuple(mention.term.split())
     if mention.owned or term[-1] in NOT_THE_PRODUCT:
@@ -269,11 +292,13 @@ def as_wish(mention: Mention, words: Sequence[str], shared_pairs: Mapping[str, i
         return mention if _written([*mention.modifiers, *term], shared_pairs) else None
     tags = parsing.tags(words)
     head = start + len(term) - 1
-    if tags[head] not in NOUN_TAGS:
+    if tags[head] not in NOUN_TAGS or (head + 1 < len(words) and tags[head + 1] in NOUN_TAGS):
         return None
     kept: list[str] = []
     for k in range(start - 1, max(0, start - width) - 1, -1):  # from the term backwards, while tagged so
         if tags[k] not in MODIFIER_TAGS or words[k] in NOT_THE_PRODUCT:  # "musicians gear", "local store"
+            break
+        if (tags[k] in NOUN_TAGS and words[k] in theme) or _qualified(words, tags, k):
             break
         if words[k] in mention.modifiers:
             kept.insert(0, words[k])
@@ -282,10 +307,19 @@ def as_wish(mention: Mention, words: Sequence[str], shared_pairs: Mapping[str, i
         said = [tags[k] if k is not None else "" for k in at]
         if any(tag not in PREDICATE_TAGS for tag in said) or "ADJ" not in said:
             return None
+        last = max((k for k in at if k is not None), default=head)
+        if last + 1 < len(words) and words[last + 1] == "to":  # "easy to use", "hard to find"
+            return None
     if not _written([*kept, *term], shared_pairs):
         return None
     trimmed = replace(mention, modifiers=tuple(kept))
     return trimmed if trimmed.values else None
+
+
+def _qualified(words: Sequence[str], tags: Sequence[str], k: int) -> bool:
+    """Whether `words[k]` follows an adverb that is no mere intensifier ("well built", "cheaply
+    made", "more expensive"): the descriptor means what it says only with it."""
+    return k > 0 and tags[k - 1] == "ADV" and words[k - 1] not in INTENSIFIERS
 
 
 def _written(phrase: Sequence[str], shared_pairs: Mapping[str, int] | None) -> bool:
@@ -300,9 +334,8 @@ def _fact(aspect: str, mention: Mention, context: Sequence[str], quoted: Sequenc
     quotes no review sentence; None if every form would. A described thing is said in
     people's wording from `wishes` where there is one that quotes no review either."""
     term, modifiers, predicates = mention.term, " ".join(mention.modifiers), mention.predicates
-    if _flawed(mention):
-        desc = " ".join((*mention.modifiers, *predicates))
-        forms, named = DISLIKE_FORMS, term
+    if _flawed(mention):  # said after its noun: "I don't want the strap to be cheap and flimsy"
+        forms, desc, named = DISLIKE_FORMS, _listed((*mention.modifiers, *predicates)), term
     elif predicates:
         forms, desc, named = PREDICATE_FORMS, " and ".join(predicates), f"{modifiers} {term}".strip()
     elif modifiers:
@@ -310,7 +343,8 @@ def _fact(aspect: str, mention: Mention, context: Sequence[str], quoted: Sequenc
     else:
         forms, desc, named = PLAIN_FORMS, "", term
     first = forms.index(pick(forms, aspect, desc))
-    fills = {"term": named, "desc": desc, "be": _be(term), "s": "s" if _be(term) == "is" else ""}
+    fills = {"term": named, "desc": desc, "be": _be(term), "s": "s" if _be(term) == "is" else "",
+             "isnt": f"{_be(term)}n't", "np": noun_phrase_of(f"{desc} {named}"), "a_term": noun_phrase_of(named)}
     worded = wish(wishes, noun_phrase_of(f"{desc} {named}"), aspect, desc) if forms is MODIFIER_FORMS else None
     utterance = next((u for u in ([worded] if worded else []) + [fill_form(f, **fills)
                                                                  for f in forms[first:] + forms[:first]]
@@ -333,6 +367,11 @@ def _quotes(utterance: str, quoted: Sequence[str]) -> bool:
     """Whether `utterance` contains one of the (normalised) review sentences verbatim."""
     said = _normal(utterance)
     return any(q in said for q in quoted)
+
+
+def _listed(words: Sequence[str]) -> str:
+    """"cheap", "cheap and flimsy", "loose, thin and itchy"."""
+    return " and ".join(filter(None, (", ".join(words[:-1]), words[-1]))) if words else ""
 
 
 def _be(term: str) -> str:

@@ -56,9 +56,11 @@ async def test_answers_what_is_asked_first_then_one_or_two_more(hash_encoder):
 
 
 async def test_a_question_about_a_mined_aspect_is_answered_with_the_targets_value(hash_encoder):
-    profile = replace(PROFILE, attributes={}, described=(("case", ("hard",)), ("strap", ("padded",))),
-                      shared_words={})
+    described = (("case", ("hard",)), ("strap", ("padded",)), ("stand", ("built",)), ("fit", ("ideal",)))
+    profile = replace(PROFILE, attributes={}, described=described,
+                      shared_words={w: 50 for w in "hard padded built ideal".split()})
     facts = profile_facts(profile, "", 3)
+    # "built" is what reviews' "well built" leaves, "ideal" says nothing: no wish either
     assert [f.key for f in facts if f.key.startswith("mined:")] == ["mined:case=hard", "mined:strap=padded"]
     seeker = _seeker(hash_encoder)
     obs = SeekerObservation(1, (Turn(index=0, role=Role.recommender,

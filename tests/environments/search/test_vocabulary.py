@@ -62,9 +62,11 @@ def test_the_article_follows_how_the_first_word_is_said():
     from environments.search.vocabulary import indefinite_article
 
     said = {phrase: indefinite_article(phrase) for phrase in (
-        "amp", "unique design", "uneven hem", "usb cable", "one-piece", "hour", "tuner", "Umbrella stand")}
+        "amp", "unique design", "uneven hem", "usb cable", "one-piece", "hour", "tuner", "Umbrella stand",
+        "xlr input", "mp3 player", "dvd", "sd card", "strap")}
     assert said == {"amp": "an", "unique design": "a", "uneven hem": "an", "usb cable": "a", "one-piece": "a",
-                    "hour": "an", "tuner": "a", "Umbrella stand": "an"}
+                    "hour": "an", "tuner": "a", "Umbrella stand": "an", "xlr input": "an", "mp3 player": "an",
+                    "dvd": "a", "sd card": "an", "strap": "a"}
 
 
 def test_word_pairs_are_counted_per_item_within_a_clause():
