@@ -57,7 +57,7 @@ from environments.acts.policy import SeekerPolicy, load_policy
 from environments.acts.wordings import COUNT_KINDS, WordingBank, plural_kind
 from environments.base import ItemCard, SeekerObservation, SeekerReply
 from environments.models import Role, Turn
-from environments.search.vocabulary import indefinite_article, is_plural
+from environments.search.vocabulary import indefinite_article, is_plural, listing_path
 from environments.single_target import TargetBiasedProfile
 from environments.single_target.grounded import KIND_ASPECT, attribute_list, plain_singular
 from environments.target_facts import TargetFact, plain_knowledge
@@ -161,9 +161,14 @@ def profile_facts(profile: TargetBiasedProfile, summary: str, own_review_sentenc
     if profile.kind:
         # An attribute whose value is the kind ("Dresses" as a clothing catalog's class) is the kind
         # fact's claim, not a second way to say it ("Ideally Dresses. Looking for some dresses.").
-        same = next((f for f in facts if f.key.startswith("attr:") and f.claim is not None
-                     and singular(str(f.claim[1]).lower()) == singular(profile.kind.lower())), None)
-        facts = [f for f in facts if f is not same]
+        # The steps above it in the listing's path are the store's labels, which the kind says too:
+        # "I want to get some pants. I'm thinking Bottoms.", "General Petite, if possible".
+        kind_said = singular(profile.kind.lower())
+        path = [singular(step.lower()) for step in listing_path(profile.attributes)]
+        steps = [f for f in facts if f.key.startswith("attr:") and f.claim is not None
+                 and singular(str(f.claim[1]).lower()) in {kind_said, *path}]
+        same = next((f for f in steps if singular(str(f.claim[1]).lower()) in {kind_said, *path[-1:]}), None)
+        facts = [f for f in facts if f not in steps]
         kind = with_article(profile.kind, profile.kind_countable)
         facts.insert(0, Fact("kind", f"kind of product: {profile.kind}", pick(KIND_FORMS, profile.target_id).format(
             k=kind), "kind", same.claim if same is not None else None, salience=1.0, phrase=kind))
@@ -349,7 +354,8 @@ def talk_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[st
     # What it was asked about, if a move can say it. Not the kind of product: asked which
     # stand, "None of these, I'm after a stand" turned down the stands on screen for being stands.
     answers = asked is not None and bool(asked.phrase) and asked.key != "kind"
-    if own and own[-1].metadata.get("move") == "ask" and rnd.random() < ACKNOWLEDGE_ANSWER and not answers:
+    if (own and own[-1].metadata.get("move") == "ask" and rnd.random() < ACKNOWLEDGE_ANSWER and not answers
+            and not asks_something(obs.dialogue)):  # "Fair enough." to a new question answers none
         return _reply(talk.acknowledge(*keys), "acknowledge", [],  # it asked; the recommender answered
                       task="briefly thank the recommender for answering your question")
     fresh = [(i, card) for i, card in enumerate(obs.shown) if card.id not in reacted]
@@ -430,9 +436,18 @@ def policy_move(obs: SeekerObservation, facts: Sequence[Fact], stated: Sequence[
         move = _reply(said(talk.ask_more(*keys), title=shown), "ask_more", [],
                       task="ask the recommender for other suggestions")
     else:
-        move = _reply(said(talk.acknowledge(*keys)), "acknowledge", [], task="say something short and friendly")
+        people = decisions.people_said(bank, family, obs, keys)
+        if people is None and asks_something(obs.dialogue):
+            return None  # "Okay, makes sense." takes in an answer: to a question it reads as none (blind raters)
+        move = _reply(people or talk.acknowledge(*keys), "acknowledge", [], task="say something short and friendly")
     log_decisions(move.reply, views)
     return move
+
+
+def asks_something(dialogue: Sequence[Turn]) -> bool:
+    """Whether the recommender's last turn asks the seeker something."""
+    last = next((t for t in reversed(dialogue) if t.role == Role.recommender), None)
+    return last is not None and "?" in last.text
 
 
 def unsaid_liked(liked: Sequence[str], stated: Sequence[str], dialogue: Sequence[Turn]) -> list[str]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from environments.catalog.store import Catalog
@@ -130,6 +130,12 @@ def listed_kind(item: Item) -> str | None:
         if isinstance(named, str) and named.strip():
             return named.strip().lower()
     return None
+
+
+def listing_path(attributes: Mapping[str, object]) -> list[str]:
+    """The steps of an item's category path, broadest first ("General Petite", "Bottoms", "Pants")."""
+    path = attributes.get("categories")
+    return [str(step) for step in path if str(step).strip()] if isinstance(path, list) else []
 
 
 def item_words(item: Item, reviews: Iterable[str]) -> list[str]:

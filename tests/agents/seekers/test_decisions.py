@@ -158,3 +158,23 @@ def test_a_taste_that_is_one_of_the_catalogs_kinds_is_stated_in_peoples_words():
     no_kind = answer.model_copy(update={"claims": [["taste", "scary", 1]], "fact_keys": ["taste:scary"]})
     assert people_preference(people, no_kind, observation(), no_kind.fact_keys) is None
     assert people_preference(None, answer, observation(), answer.fact_keys) is None
+
+
+def test_small_talk_without_peoples_words_never_stands_for_an_answer():
+    """"Okay, makes sense." takes in what was said: after a question it answers nothing."""
+    told = observation(shown=())
+    question = Turn(index=1, role=Role.recommender, text="What kind of movies do you like?")
+
+    source = PolicySource(corpus="toy", splits=["train"], conversations=1, seeker_turns=100)
+    talkative = SeekerPolicy(source=source, counts={c: {"chitchat": 100} for c in ("other", "elicit")},
+                             reactions=RATES, min_count=1)
+
+    def moves(dialogue):
+        return [policy_move(SeekerObservation(1, dialogue, (), PERSON, "movies", s), [], [], [], talkative)
+                for s in range(12)]
+
+    def acknowledged(dialogue):
+        return sum(m is not None and m.reply.metadata["move"] == "acknowledge" for m in moves(dialogue))
+
+    assert acknowledged(told.dialogue) == 12
+    assert acknowledged((*told.dialogue[:-1], question)) == 0  # the seeker answers instead

@@ -226,17 +226,31 @@ def test_a_catalog_value_that_names_nothing_or_the_kind_is_not_said_again():
     assert kind.claim == ("department", "Dresses", 1) and kind.phrase == "some dresses"
 
 
+def test_the_steps_of_a_listings_path_above_the_kind_are_not_said():
+    """"I want to get some pants. I'm thinking Bottoms." read as a store's labels."""
+    attributes = {"categories": ["General Petite", "Bottoms", "Pants"], "division": "General Petite",
+                  "department": "Bottoms", "class": "Pants", "fabric": "Denim"}
+    facts = profile_facts(replace(PROFILE, attributes=attributes, kind="pants", shared_words={}), "", 3)
+    assert [f.key for f in facts if f.key.startswith("attr:")] == ["attr:fabric=Denim"]
+    kind = next(f for f in facts if f.key == "kind")
+    assert kind.claim is not None and kind.claim[1] == "Pants" and kind.phrase == "some pants"
+
+
 def test_after_asking_it_sometimes_takes_in_the_answer():
     facts = profile_facts(PROFILE, "", 3)
-    moves = []
-    for seed in range(100):
-        dialogue = (Turn(index=0, role=Role.seeker, text="What's Golden Wok like?", metadata={"move": "ask"}),
-                    Turn(index=1, role=Role.recommender, text="Reviews call it cosy. Anything else?",
-                         items_shown=[c.id for c in SHOWN]))
-        moves.append(talk_move(SeekerObservation(2, dialogue, SHOWN, PROFILE, "restaurants", seed), facts, [], [],
-                               TalkRates()))
-    acks = [m.reply for m in moves if m is not None and m.reply.metadata["move"] == "acknowledge"]
+
+    def acknowledgements(answer: str) -> list:
+        moves = []
+        for seed in range(100):
+            dialogue = (Turn(index=0, role=Role.seeker, text="What's Golden Wok like?", metadata={"move": "ask"}),
+                        Turn(index=1, role=Role.recommender, text=answer, items_shown=[c.id for c in SHOWN]))
+            moves.append(talk_move(SeekerObservation(2, dialogue, SHOWN, PROFILE, "restaurants", seed), facts, [],
+                                   [], TalkRates()))
+        return [m.reply for m in moves if m is not None and m.reply.metadata["move"] == "acknowledge"]
+
+    acks = acknowledgements("Reviews call it cosy.")
     assert 25 <= len(acks) <= 75 and all(len(m.text.split()) <= 4 and not m.feedback for m in acks)
+    assert not acknowledgements("Reviews call it cosy. Anything else?")  # "Fair enough." would answer nothing
 
 
 def test_a_move_answers_the_attribute_asked_and_none_leaves_it_unanswered():
