@@ -8,7 +8,12 @@ the customer's opening, the last four messages, the question and the reply, and 
 key (which run each excerpt came from) to a separate JSON-lines file. Give the sheet alone
 to a rater; `--score RATINGS.csv` (columns n, q, r, a) counts the labels per run.
 
+With `--replies` the sheet is of seeker replies alone: every seeker turn after the opening,
+each under the assistant's message it answered and how many products that message listed
+(the blind ratings of `docs/validity.md` from 0.2.19 on; ratings columns n, r).
+
     python scripts/blind_question_sheet.py RUN_A RUN_B -n 100 --seed 51 --out sheet.md
+    python scripts/blind_question_sheet.py RUN_A RUN_B --replies -n 50 --seed 571 --out replies.md
     python scripts/blind_question_sheet.py --key sheet.md.key --score ratings.csv
 """
 
@@ -24,11 +29,14 @@ from pathlib import Path
 CONTEXT_HEAD, CONTEXT_TAIL = 2, 4  # the opening exchange, then the last messages before the question
 
 
+def _episodes(run: Path) -> list[dict]:
+    return [json.loads(line) for line in (run / "episodes.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
 def questions(run: Path) -> list[dict[str, object]]:
     """Every recommender turn that asked about an aspect and got a seeker reply, with the dialogue before it."""
     found = []
-    for line in (run / "episodes.jsonl").read_text(encoding="utf-8").splitlines():
-        episode = json.loads(line)
+    for episode in _episodes(run):
         turns = episode["turns"]
         for position, turn in enumerate(turns):
             if turn["role"] != "recommender" or not turn.get("metadata", {}).get("aspect"):
@@ -43,6 +51,30 @@ def questions(run: Path) -> list[dict[str, object]]:
     return found
 
 
+def replies(run: Path) -> list[dict[str, object]]:
+    """Every seeker turn after the opening, with the recommender turn before it."""
+    found = []
+    for episode in _episodes(run):
+        turns = episode["turns"]
+        for position, turn in enumerate(turns):
+            if turn["role"] == "seeker" and position and not turn.get("metadata", {}).get("opening"):
+                before = turns[position - 1]
+                found.append({"run": str(run), "episode": episode.get("id", episode.get("index")), "turn": position,
+                              "question": before["text"],
+                              "shown": len(before.get("items_shown", [])), "reply": turn["text"]})
+    return found
+
+
+REPLY_SHEET_HEAD = ("Each item: what the shop assistant wrote (and how many products its message showed, in a list "
+                    "beside it), then the customer's reply.\n\n")
+
+
+def reply_excerpt(number: int, row: dict[str, object]) -> str:
+    shown = row["shown"]
+    screen = f" [shows {shown} products, numbered 1-{shown}]" if shown else ""
+    return f"{number}. Assistant: {row['question']}{screen}\n   Customer: {row['reply']}\n\n"
+
+
 def excerpt(number: int, row: dict[str, object]) -> str:
     before = list(row["before"])  # type: ignore[arg-type]
     if len(before) > CONTEXT_HEAD + CONTEXT_TAIL:
@@ -51,25 +83,32 @@ def excerpt(number: int, row: dict[str, object]) -> str:
                       f"Customer (rate this reply): {row['reply']}", "", ""])
 
 
-def write_sheet(runs: list[Path], n: int, seed: int, out: Path) -> Path:
+def write_sheet(runs: list[Path], n: int, seed: int, out: Path, reply_only: bool = False) -> Path:
     """The shuffled sheet at `out` and its key at `out` + ".key"; returns the key's path."""
     rng = random.Random(seed)
     rows = []
     for run in runs:
-        found = questions(run)
+        found = replies(run) if reply_only else questions(run)
         if len(found) < n:
-            raise SystemExit(f"{run}: {len(found)} questions with a reply, fewer than -n {n}")
-        rows += rng.sample(found, n)
+            raise SystemExit(f"{run}: {len(found)} {'replies' if reply_only else 'questions with a reply'}, "
+                             f"fewer than -n {n}")
+        if reply_only:
+            rng.shuffle(found)
+            rows += found[:n]
+        else:
+            rows += rng.sample(found, n)
     rng.shuffle(rows)
     key = out.with_name(out.name + ".key")
-    out.write_text("".join(excerpt(i, row) for i, row in enumerate(rows, 1)), encoding="utf-8")
+    text = (REPLY_SHEET_HEAD + "".join(reply_excerpt(i, row) for i, row in enumerate(rows, 1)) if reply_only
+            else "".join(excerpt(i, row) for i, row in enumerate(rows, 1)))
+    out.write_text(text, encoding="utf-8")
     key.write_text("".join(json.dumps({"n": i, "run": row["run"], "episode": row["episode"], "turn": row["turn"]}) + "\n"
                            for i, row in enumerate(rows, 1)), encoding="utf-8")
     return key
 
 
 def score(key: Path, ratings: Path) -> dict[str, Counter[str]]:
-    """Label counts per run: q_/r_ sensible, awkward, nonsense; a_yes / a_no."""
+    """Label counts per run: q_/r_ sensible, awkward, nonsense; a_yes / a_no (the columns the ratings have)."""
     runs = {row["n"]: row["run"] for row in map(json.loads, key.read_text(encoding="utf-8").splitlines())}
     counts: dict[str, Counter[str]] = {}
     with ratings.open(encoding="utf-8") as handle:
@@ -78,7 +117,8 @@ def score(key: Path, ratings: Path) -> dict[str, Counter[str]]:
                 run = runs[int(row["n"])]
             except (KeyError, ValueError):
                 raise SystemExit(f"{ratings}:{line}: field n: {row.get('n')!r} is no excerpt of {key}") from None
-            counts.setdefault(run, Counter()).update([f"q_{row['q']}", f"r_{row['r']}", f"a_{row['a']}"])
+            counts.setdefault(run, Counter()).update(f"{field}_{row[field].strip()}" for field in ("q", "r", "a")
+                                                     if row.get(field))
     return counts
 
 
@@ -87,6 +127,7 @@ def main() -> None:
     parser.add_argument("runs", nargs="*", type=Path, help="run directories (each with episodes.jsonl)")
     parser.add_argument("-n", type=int, default=100, help="questions drawn from each run")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--replies", action="store_true", help="a sheet of seeker replies alone (n = replies per run)")
     parser.add_argument("--out", type=Path, default=Path("outputs/bench/question_sheet.md"))
     parser.add_argument("--key", type=Path, help="with --score: the key a sheet was written with")
     parser.add_argument("--score", type=Path, help="a ratings CSV (n,q,r,a) to count per run")
@@ -98,7 +139,7 @@ def main() -> None:
     if not args.runs:
         parser.error("give run directories, or --score")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    key = write_sheet(args.runs, args.n, args.seed, args.out)
+    key = write_sheet(args.runs, args.n, args.seed, args.out, reply_only=args.replies)
     print(f"{args.n * len(args.runs)} excerpts in {args.out}; key in {key}")
 
 

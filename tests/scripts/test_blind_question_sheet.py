@@ -59,3 +59,23 @@ def test_sheet_hides_which_run_and_the_key_tells(tmp_path):
         module.score(key, ratings)
     with pytest.raises(SystemExit, match="fewer than -n 5"):
         module.write_sheet([first], 5, 7, out)
+
+
+def test_a_reply_sheet_shows_each_reply_under_what_it_answered(tmp_path):
+    module = _module()
+    first, second = _run(tmp_path, "run_x", "amp"), _run(tmp_path, "run_y", "cable")
+    out = tmp_path / "replies.md"
+    key = module.write_sheet([first, second], 3, 7, out, reply_only=True)
+    sheet = out.read_text()
+    assert sheet.startswith("Each item:") and sheet.count("   Customer: ") == 6
+    assert "run_x" not in sheet and "Customer: I need a thing" in sheet  # the turn after the opening counts too
+    rows = [json.loads(line) for line in key.read_text().splitlines()]
+    for row in rows:
+        item = sheet.split(f"\n{row['n']}. Assistant: ")[1].split("\n\n")[0]
+        if "reply" in item:  # a reply to the aspect question: its run's word
+            assert ("amp" in item) == row["run"].endswith("run_x")
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("n,r,why\n" + "".join(f"{row['n']},{'sensible' if row['run'].endswith('run_y') else 'awkward'},"
+                                             "ok\n" for row in rows))
+    counts = module.score(key, ratings)
+    assert counts[str(second)] == {"r_sensible": 3} and counts[str(first)] == {"r_awkward": 3}

@@ -74,19 +74,19 @@ DISLIKE_FORMS = (
     "Please make sure the {term} {isnt} {desc}.",
 )
 # Descriptors of a product flaw that VADER's lexicon does not score as negative.
-# Flaw words that also intensify the descriptor after them ("dead quiet", "crazy light").
-INTENSIFYING_FLAWS = frozenset("dead crazy wicked stupid insanely ridiculously".split())
 FLAWS = frozenset("""
     cheap cheaply flimsy tinny muddy thin fragile stiff brittle weak wobbly loose noisy squeaky scratchy itchy
     chemical plastic plasticky smelly sticky leaky faulty defective dead dull faded bulky clunky buzzy
 """.split())
 NEGATIVE_VALENCE = -0.5
+# Flaw words that also intensify the descriptor after them ("dead quiet", "crazy light").
+INTENSIFYING_FLAWS = frozenset("dead crazy wicked stupid insanely ridiculously".split())
 # Verbs a short review's noun phrases catch as heads or descriptors ("the patch cords *work*",
 # "*play* guitar", "gain is *set*"): on a real catalog no fact is worded around them.
 COMMON_VERBS = frozenset("""
     play plays played set sets beat takes take away sing sings work works worked feel feels felt get gets got make
-    makes made built go goes use uses used fit fits hold holds keep keeps buy bought need needs want wants love loves like
-    likes say says said come comes came give gives look looks
+    makes made built go goes use uses used fit fits hold holds keep keeps buy bought need needs want wants love
+    loves like likes say says said come comes came give gives look looks
 """.split())
 # How a described aspect's words must be tagged to be said as a wish (`as_wish`).
 MODIFIER_TAGS = frozenset({"ADJ", "NOUN", "PROPN", "NUM"})
